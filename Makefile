@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: GPL-2.0
+# stacktap build: one Makefile, quiet unless V=1.
+#
+#   make            build build/stacktap
+#   make deps       install every Debian package the build and tests need
+#   make demo       build, then profile the bundled demo workload
+#   make check      unit, integration (root) and fuzz smoke tests
+#   make bench      benchmarks against bcc / bpftrace / perf (needs bench-deps)
+#   make SAN=address,undefined check   the same under sanitizers
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+.SECONDEXPANSION:
+
+O       ?= build
+CC      ?= gcc
+CLANG   ?= clang
+BPFTOOL ?= bpftool
+SAN     ?=
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# Packages `make deps` installs: build, tests, fuzzing.
+DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
+	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps
+# Packages `make bench-deps` adds: the peer tools we measure against.
+BENCH_PKGS := bpftrace bpfcc-tools linux-perf linux-headers-amd64
+
+WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
+CFLAGS  ?= -O2 -g
+ST_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -I$(O) $(CFLAGS)
+LDLIBS  := -lbpf -lelf -ldw -lz -lpthread
+ifneq ($(SAN),)
+ST_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
+LDFLAGS   += -fsanitize=$(SAN)
+endif
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I. -I$(O) -Wall -Werror \
+	      -Wno-unused-function
+
+TOOLS    := $(patsubst tools/%/,%,$(sort $(dir $(wildcard tools/*/*.c))))
+BPF_SRCS := $(wildcard tools/*/*.bpf.c)
+SKELS    := $(foreach s,$(BPF_SRCS),$(O)/skel/$(notdir $(s:.bpf.c=.skel.h)))
+TOOL_SRCS := $(filter-out %.bpf.c,$(wildcard tools/*/*.c))
+LIB_SRCS := $(shell find lib -name '*.c' | sort)
+SRC_SRCS := $(wildcard src/*.c)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNITS    := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
+WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
+FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
+FUZZERS  := $(patsubst fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
+HDRS     := $(shell find lib bpf tools src tests/unit -name '*.h')
+
+LIB_OBJS  := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
+TOOL_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(TOOL_SRCS))
+SRC_OBJS  := $(patsubst %.c,$(O)/obj/%.o,$(SRC_SRCS))
+
+all: $(O)/stacktap
+
+# --- dependencies -----------------------------------------------------------
+
+deps:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS)
+
+bench-deps: deps
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_PKGS)
+
+# Installs the packages only when one is missing, so the README's commands are
+# the whole set-up on a fresh machine.
+need-deps:
+	@for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' \
+		|| { echo "make: $$p missing, running make deps" >&2; $(MAKE) --no-print-directory deps; break; }; \
+	done
+
+# --- BPF --------------------------------------------------------------------
+
+$(O)/vmlinux.h:
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(O)/bpf/%.bpf.o: tools/$$*/$$*.bpf.c $(O)/vmlinux.h $(wildcard bpf/*.h) $(wildcard tools/*/*.h)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $(filter %.bpf.c,$^) -o $@
+
+$(O)/skel/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+# --- user space -------------------------------------------------------------
+
+$(O)/obj/%.o: %.c $(HDRS) | $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ST_CFLAGS) -c $< -o $@
+
+$(O)/libstacktap.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(O)/stacktap: $(SRC_OBJS) $(TOOL_OBJS) $(O)/libstacktap.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $(SRC_OBJS) $(TOOL_OBJS) $(O)/libstacktap.a $(LDLIBS) -o $@
+
+# --- tests ------------------------------------------------------------------
+
+$(O)/tests/%: tests/unit/%.c tests/unit/check.h $(O)/libstacktap.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ST_CFLAGS) $(LDFLAGS) $< $(O)/libstacktap.a $(LDLIBS) -o $@
+
+# Workloads with known call chains; each file's first line comment names its build.
+include $(wildcard tests/workloads/*.mk)
+
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -I. -I$(O) -g -O1 \
+	       -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIB_OBJS := $(patsubst %.c,$(O)/fuzz/obj/%.o,$(LIB_SRCS))
+$(O)/fuzz/obj/%.o: %.c $(HDRS)
+	$(call msg,CLANG,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(O)/fuzz/libstacktap-san.a: $(FUZZ_LIB_OBJS)
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(O)/fuzz/%: fuzz/%.c $(O)/fuzz/libstacktap-san.a
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(O)/fuzz/libstacktap-san.a $(LDLIBS) -o $@
+
+tests: $(O)/stacktap $(UNITS) workloads $(FUZZERS)
+
+check: need-deps
+	$(Q)$(MAKE) --no-print-directory tests
+	$(Q)O=$(O) tests/run.sh
+
+demo: need-deps
+	$(Q)$(MAKE) --no-print-directory $(O)/stacktap workloads
+	$(Q)tests/demo.sh $(O)
+
+bench: $(O)/stacktap workloads
+	$(Q)bench/run.sh $(O)
+
+clean:
+	rm -rf $(O)
+
+.PHONY: all deps bench-deps need-deps tests check demo bench clean workloads

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Kernel symbols from /proc/kallsyms, modules included. */
+#ifndef ST_KSYMS_H
+#define ST_KSYMS_H
+
+#include <stdint.h>
+
+struct ksym {
+	uint64_t addr;
+	const char *name;
+	const char *module; /* NULL for vmlinux symbols */
+};
+
+struct ksyms;
+
+/**
+ * ksyms__load() - read and sort a kallsyms file.
+ * @path: NULL for /proc/kallsyms (tests pass a fixture)
+ *
+ * Return: the table, or NULL with errno set (EACCES when addresses are hidden).
+ */
+struct ksyms *ksyms__load(const char *path);
+
+/**
+ * ksyms__find() - the symbol containing @addr: greatest start <= @addr.
+ *
+ * Return: the symbol, or NULL when @addr is below the first symbol.
+ */
+const struct ksym *ksyms__find(const struct ksyms *ks, uint64_t addr);
+
+/**
+ * ksyms__by_name() - look a symbol up by exact name.
+ *
+ * Return: the symbol, or NULL.
+ */
+const struct ksym *ksyms__by_name(const struct ksyms *ks, const char *name);
+
+/** ksyms__free() - release the table; NULL is fine. */
+void ksyms__free(struct ksyms *ks);
+
+#endif

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A growable vector of unwind rows plus the counts of what could not be expressed. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/unwind/rows.h"
+
+int unwind_rows__push(struct unwind_rows *v, const struct unwind_row *row)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 1024;
+		struct unwind_row *r;
+
+		if (cap < v->cap || cap > SIZE_MAX / sizeof(*r))
+			return -ENOMEM;
+		r = realloc(v->rows, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		v->rows = r;
+		v->cap = cap;
+	}
+	v->rows[v->n++] = *row;
+	return 0;
+}
+
+static int row__same_rule(const struct unwind_row *a, const struct unwind_row *b)
+{
+	return a->cfa == b->cfa && a->cfa_off == b->cfa_off && a->rbp == b->rbp &&
+	       a->rbp_off == b->rbp_off;
+}
+
+/* Insertion order breaks ties so "a later row at the same pc wins" holds. */
+struct row_ix {
+	struct unwind_row row;
+	size_t ix;
+};
+
+static int row_ix__cmp(const void *pa, const void *pb)
+{
+	const struct row_ix *a = pa, *b = pb;
+
+	if (a->row.pc != b->row.pc)
+		return a->row.pc < b->row.pc ? -1 : 1;
+	return a->ix < b->ix ? -1 : a->ix > b->ix;
+}
+
+void unwind_rows__finish(struct unwind_rows *v)
+{
+	struct row_ix *tmp;
+	size_t i, out = 0;
+
+	if (!v->n)
+		return;
+	tmp = calloc(v->n, sizeof(*tmp));
+	if (tmp) {
+		for (i = 0; i < v->n; i++) {
+			tmp[i].row = v->rows[i];
+			tmp[i].ix = i;
+		}
+		qsort(tmp, v->n, sizeof(*tmp), row_ix__cmp);
+		for (i = 0; i < v->n; i++)
+			v->rows[i] = tmp[i].row;
+		free(tmp);
+	}
+	for (i = 0; i < v->n; i++) {
+		if (out && v->rows[out - 1].pc == v->rows[i].pc) {
+			if (v->rows[i].cfa != UNWIND_CFA_NONE)
+				v->rows[out - 1] = v->rows[i];
+		} else if (out && row__same_rule(&v->rows[out - 1], &v->rows[i])) {
+			continue;
+		} else {
+			v->rows[out++] = v->rows[i];
+		}
+		/* A replaced row may now repeat its predecessor's rule. */
+		if (out >= 2 && row__same_rule(&v->rows[out - 2], &v->rows[out - 1]))
+			out--;
+	}
+	v->n = out;
+}
+
+const struct unwind_row *unwind_rows__find(const struct unwind_rows *v, uint32_t pc)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v->rows[mid].pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &v->rows[lo - 1] : NULL;
+}
+
+void unwind_rows__release(struct unwind_rows *v)
+{
+	free(v->rows);
+	memset(v, 0, sizeof(*v));
+}
+
+const char *unwind_unsupported_name(enum unwind_unsupported why)
+{
+	static const char *const names[UNW_UNSUP_MAX] = {
+		[UNW_UNSUP_CFA_REG] = "cfa-register",  [UNW_UNSUP_CFA_EXPR] = "cfa-expression",
+		[UNW_UNSUP_CFA_RANGE] = "cfa-offset-range", [UNW_UNSUP_RA_RULE] = "ra-rule",
+		[UNW_UNSUP_RBP_RULE] = "rbp-rule",     [UNW_UNSUP_RBP_RANGE] = "rbp-offset-range",
+		[UNW_UNSUP_PC_RANGE] = "pc-range",
+	};
+
+	return (unsigned)why < UNW_UNSUP_MAX ? names[why] : "unknown";
+}

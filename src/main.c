@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The stacktap front: picks the subcommand and hands it argv. */
+#include <stdio.h>
+#include <string.h>
+
+#include "src/commands.h"
+
+struct command {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "count", count_main, "frequency-count the distinct stacks of events (like stackcount)" },
+	{ "snoop", snoop_main, "print every event with its kernel and user stack (like stacksnoop)" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: stacktap COMMAND [OPTION...] [ARG...]\n\n"
+		   "Kernel and user stacks at any event, exact and symbolized.\n\nCommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nRun 'stacktap COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].main(argc - 1, argv + 1);
+	fprintf(stderr, "stacktap: unknown command '%s' (try 'stacktap --help')\n", argv[1]);
+	return 2;
+}
