@@ -35,13 +35,14 @@ BENCH_PKGS := bpftrace bpfcc-tools linux-perf linux-headers-amd64
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
 ST_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -I$(O) $(CFLAGS)
-LDLIBS  := -lbpf -lelf -ldw -lz -lpthread
+LDLIBS  := -lbpf -lelf -ldw -lz -lpthread -lstdc++
 ifneq ($(SAN),)
 ST_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
 LDFLAGS   += -fsanitize=$(SAN)
 endif
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I. -I$(O) -Wall -Werror \
+	      -I/usr/include/$(shell $(CC) -dumpmachine) \
 	      -Wno-unused-function
 
 TOOLS    := $(patsubst tools/%/,%,$(sort $(dir $(wildcard tools/*/*.c))))

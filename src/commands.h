@@ -9,5 +9,6 @@
  */
 int count_main(int argc, char **argv);
 int snoop_main(int argc, char **argv);
+int unwind_table_main(int argc, char **argv);
 
 #endif

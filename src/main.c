@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The stacktap front: picks the subcommand and hands it argv. */
+#include <argp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ struct command {
 static const struct command commands[] = {
 	{ "count", count_main, "frequency-count the distinct stacks of events (like stackcount)" },
 	{ "snoop", snoop_main, "print every event with its kernel and user stack (like stacksnoop)" },
+	{ "unwind-table", unwind_table_main, "print the compact unwind table of an ELF file, or one row" },
 };
 
 static void usage(FILE *f)
@@ -31,6 +33,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	argp_err_exit_status = 2; /* usage errors exit 2, like every other usage error */
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -66,6 +66,9 @@ const struct elf_sym *elf_file__find_sym(const struct elf_file *ef, uint64_t vad
  */
 const struct elf_sym *elf_file__sym_by_name(const struct elf_file *ef, const char *name);
 
+/** elf_file__nr_syms() - Return: the number of function symbols after merging. */
+size_t elf_file__nr_syms(const struct elf_file *ef);
+
 /** elf_file__free() - close the file; NULL is fine. */
 void elf_file__free(struct elf_file *ef);
 

@@ -3,6 +3,7 @@
 #ifndef ST_KSYMS_H
 #define ST_KSYMS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct ksym {
@@ -34,6 +35,12 @@ const struct ksym *ksyms__find(const struct ksyms *ks, uint64_t addr);
  * Return: the symbol, or NULL.
  */
 const struct ksym *ksyms__by_name(const struct ksyms *ks, const char *name);
+
+/** ksyms__count() - Return: the number of text symbols kept. */
+size_t ksyms__count(const struct ksyms *ks);
+
+/** ksyms__skipped() - Return: the number of malformed lines skipped while loading. */
+size_t ksyms__skipped(const struct ksyms *ks);
 
 /** ksyms__free() - release the table; NULL is fine. */
 void ksyms__free(struct ksyms *ks);

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The capture library: every tool's probes call st_capture() and nothing
+ * else, so every tool gets the same record, the same filters and the same
+ * loss accounting.
+ *
+ * One event = one ring-buffer record carrying the kernel stack and the user
+ * stack of that event, each with its exact depth (bpf_get_stack() returns
+ * the byte count; no fixed-size slots, no STACK_TRACE map and no stack ids).
+ * The record is assembled in a per-CPU scratch buffer, guarded against
+ * nesting, then copied out with bpf_ringbuf_output() at its exact length.
+ *
+ * Truncation is detected by asking for one frame more than the limit: if it
+ * comes back, the stack was cut. At the kernel's own ceiling (127, see
+ * ST_MAX_KSTACK) that extra frame cannot come back, so a stack of exactly
+ * 127 frames is reported as truncated: it may have been.
+ *
+ * Seam: user stacks come from the kernel's frame-pointer walk here. The
+ * table walker and deferred capture plug in at st_capture_user().
+ */
+#ifndef ST_CAPTURE_BPF_H
+#define ST_CAPTURE_BPF_H
+
+#include "bpf/record.h"
+
+#ifndef ST_PF_KTHREAD
+#define ST_PF_KTHREAD 0x00200000 /* include/linux/sched.h PF_KTHREAD */
+#endif
+
+/* Ring buffer size: user space resizes it before load (--ringbuf-kb). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} st_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ST_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} st_stats SEC(".maps");
+
+/*
+ * The record under construction; ips[] must directly follow ev (both
+ * 8-aligned). Room for each stack's extra truncation-probe frame, plus the
+ * verifier's view of the user stack's start (it cannot see that kd <= 127
+ * survives the bpf_get_stack() byte count: two spare slots keep it happy).
+ */
+struct st_scratch {
+	__u64 busy;
+	struct st_event ev;
+	__u64 ips[ST_MAX_KSTACK + 1 + ST_MAX_USTACK + 1 + 2];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct st_scratch);
+} st_scratch_map SEC(".maps");
+
+const volatile struct st_config st_cfg = {
+	.filter_cpu = -1,
+	.kstack = 1,
+	.ustack = 1,
+	.kdepth_max = ST_MAX_KSTACK,
+	.udepth_max = ST_MAX_USTACK,
+};
+
+static __always_inline void st_stat_inc(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&st_stats, &which);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+/* True when the current task passes the pid/tid/cpu filters. */
+static __always_inline bool st_wanted(__u32 pid, __u32 tid, __u32 cpu)
+{
+	if (st_cfg.filter_pid && pid != st_cfg.filter_pid)
+		return false;
+	if (st_cfg.filter_tid && tid != st_cfg.filter_tid)
+		return false;
+	if (st_cfg.filter_cpu >= 0 && cpu != (__u32)st_cfg.filter_cpu)
+		return false;
+	return true;
+}
+
+/*
+ * Frames from a bpf_get_stack() result; flags the record when the stack was
+ * cut at @max frames (asked for max + 1) or when the call failed.
+ */
+static __always_inline __u32 st_frames(long bytes, __u32 max, struct st_event *ev,
+				       __u16 trunc_flag, __u32 trunc_stat, __u16 fail_flag,
+				       __u32 fail_stat)
+{
+	__u32 n;
+
+	if (bytes < 0) {
+		ev->flags |= fail_flag;
+		st_stat_inc(fail_stat);
+		return 0;
+	}
+	n = bytes / 8;
+	if (n > max || n == ST_MAX_KSTACK) {
+		ev->flags |= trunc_flag;
+		st_stat_inc(trunc_stat);
+		if (n > max)
+			n = max;
+	}
+	return n;
+}
+
+static __always_inline __u32 st_capture_kernel(void *ctx, struct st_scratch *s)
+{
+	long bytes;
+
+	if (!st_cfg.kstack)
+		return 0;
+	bytes = bpf_get_stack(ctx, s->ips, (st_cfg.kdepth_max + 1) * 8,
+			      st_cfg.kskip & BPF_F_SKIP_FIELD_MASK);
+	return st_frames(bytes, st_cfg.kdepth_max, &s->ev, ST_EV_KTRUNC, ST_STAT_KTRUNC,
+			 ST_EV_KFAIL, ST_STAT_KFAIL);
+}
+
+/*
+ * The kernel's frame-pointer walk. At a uprobe on a function's first
+ * instruction the kernel itself adds the caller from [sp] (the frame is not
+ * built yet), so entry probes need nothing extra here.
+ */
+static __always_inline __u32 st_capture_user(void *ctx, struct st_scratch *s, __u32 kd)
+{
+	struct task_struct *task;
+	long bytes;
+
+	if (!st_cfg.ustack)
+		return 0;
+	task = (struct task_struct *)bpf_get_current_task();
+	if (BPF_CORE_READ(task, flags) & ST_PF_KTHREAD) {
+		s->ev.flags |= ST_EV_KTHREAD;
+		return 0;
+	}
+	if (kd > ST_MAX_KSTACK)
+		return 0;
+	bytes = bpf_get_stack(ctx, &s->ips[kd], (st_cfg.udepth_max + 1) * 8, BPF_F_USER_STACK);
+	return st_frames(bytes, st_cfg.udepth_max, &s->ev, ST_EV_UTRUNC, ST_STAT_UTRUNC,
+			 ST_EV_UFAIL, ST_STAT_UFAIL);
+}
+
+/*
+ * st_capture() - capture the current event's stacks and send one record.
+ * @probe_id: index of the probe spec (the attach cookie)
+ * @weight: 1 for an event count, or a time for weighted tools
+ */
+static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 pid = id >> 32, tid = (__u32)id, cpu = bpf_get_smp_processor_id();
+	struct st_scratch *s;
+	__u32 zero = 0, kd, ud, size;
+
+	if (!st_wanted(pid, tid, cpu))
+		return 0;
+	st_stat_inc(ST_STAT_EVENTS);
+	s = bpf_map_lookup_elem(&st_scratch_map, &zero);
+	if (!s)
+		return 0;
+	if (s->busy) {
+		st_stat_inc(ST_DROP_SCRATCH_BUSY);
+		return 0;
+	}
+	s->busy = 1;
+	s->ev.kind = ST_REC_EVENT;
+	s->ev.flags = 0;
+	s->ev.pid = pid;
+	s->ev.tid = tid;
+	s->ev.cpu = cpu;
+	s->ev.probe_id = probe_id;
+	s->ev.ts = bpf_ktime_get_ns();
+	s->ev.weight = weight;
+	bpf_get_current_comm(s->ev.comm, sizeof(s->ev.comm));
+	kd = st_capture_kernel(ctx, s);
+	ud = st_capture_user(ctx, s, kd);
+	s->ev.kdepth = kd;
+	s->ev.udepth = ud;
+	size = sizeof(s->ev) + (kd + ud) * 8;
+	if (size > sizeof(s->ev) + sizeof(s->ips))
+		size = sizeof(s->ev);
+	if (bpf_ringbuf_output(&st_events, &s->ev, size, 0))
+		st_stat_inc(ST_DROP_RINGBUF_FULL);
+	else
+		st_stat_inc(ST_STAT_SENT);
+	s->busy = 0;
+	return 0;
+}
+
+#endif

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Wire format between the BPF capture library and user space: the event
+ * record sent through the ring buffer, and the per-reason counters.
+ * Fixed-width types only; both sides include this file.
+ */
+#ifndef ST_RECORD_H
+#define ST_RECORD_H
+
+#ifndef __BPF__
+#include <linux/types.h>
+#endif
+
+/*
+ * Depth limits. 127 is the kernel's default kernel.perf_event_max_stack:
+ * bpf_get_stack() never returns more, whatever the buffer. The user-space
+ * twin is the --max-*-depth range check in lib/session/options.c.
+ */
+#define ST_MAX_KSTACK 127
+#define ST_MAX_USTACK 127
+#define ST_COMM_LEN 16
+
+enum st_rec_kind {
+	ST_REC_EVENT = 1, /* one event: header + kernel frames + user frames */
+};
+
+/* st_event.flags */
+#define ST_EV_KTRUNC (1u << 0)   /* kernel stack reached the depth limit */
+#define ST_EV_UTRUNC (1u << 1)   /* user stack reached the depth limit */
+#define ST_EV_UFAIL (1u << 2)    /* user stack wanted but not captured */
+#define ST_EV_KFAIL (1u << 3)    /* kernel stack wanted but not captured */
+#define ST_EV_KTHREAD (1u << 4)  /* kernel thread: it has no user stack */
+
+struct st_event {
+	__u16 kind;     /* enum st_rec_kind */
+	__u16 kdepth;   /* kernel frames in ips[0 .. kdepth) */
+	__u16 udepth;   /* user frames in ips[kdepth .. kdepth + udepth) */
+	__u16 flags;    /* ST_EV_* */
+	__u32 pid;      /* tgid */
+	__u32 tid;
+	__u32 cpu;
+	__u32 probe_id; /* index of the probe spec that fired (attach cookie) */
+	__u64 ts;       /* bpf_ktime_get_ns() */
+	__u64 weight;   /* 1 for an event; ns for time-weighted tools */
+	char comm[ST_COMM_LEN];
+	/* Then __u64 ips[kdepth + udepth]: innermost first, kernel then user. */
+};
+
+/* Counters, one slot per reason, in a per-CPU array summed by user space. */
+enum st_stat {
+	ST_STAT_EVENTS,         /* probe fired and passed the filters */
+	ST_STAT_SENT,           /* records submitted to the ring buffer */
+	ST_DROP_RINGBUF_FULL,   /* record lost: ring buffer full */
+	ST_DROP_SCRATCH_BUSY,   /* record lost: per-CPU scratch in use (nested event) */
+	ST_STAT_KTRUNC,         /* kernel stack cut at the depth limit */
+	ST_STAT_UTRUNC,         /* user stack cut at the depth limit */
+	ST_STAT_KFAIL,          /* kernel stack could not be read */
+	ST_STAT_UFAIL,          /* user stack could not be read */
+	ST_STAT_MAX,
+};
+
+/* Run-time options of the capture library, set in .rodata before load. */
+struct st_config {
+	__u32 filter_pid;  /* 0 = any */
+	__u32 filter_tid;  /* 0 = any */
+	__s32 filter_cpu;  /* -1 = any */
+	__u32 kstack;      /* capture kernel stacks */
+	__u32 ustack;      /* capture user stacks */
+	__u32 kdepth_max;  /* <= ST_MAX_KSTACK */
+	__u32 udepth_max;  /* <= ST_MAX_USTACK */
+	__u32 kskip;       /* kernel frames to skip (the probe's own plumbing) */
+};
+
+#endif

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/* JSON Lines output. */
+#include "lib/out/json.h"
+
+void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_frames(FILE *f, char *const *frames, size_t n)
+{
+	size_t i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		json_string(f, frames[i]);
+	}
+	fputc(']', f);
+}
+
+void out_json_event(FILE *f, double time_s, const char *probe, int tid, int cpu,
+		    const struct report_stack *s)
+{
+	fprintf(f, "{\"time\":%.6f,\"comm\":", time_s);
+	json_string(f, s->comm);
+	fprintf(f, ",\"pid\":%d,\"tid\":%d,\"cpu\":%d,\"probe\":", s->pid, tid, cpu);
+	json_string(f, probe);
+	fputs(",\"kernel\":", f);
+	json_frames(f, s->frames, s->nk);
+	fputs(",\"user\":", f);
+	json_frames(f, s->frames + s->nk, s->nu);
+	fputs("}\n", f);
+}

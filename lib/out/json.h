@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* JSON Lines output: one object per event or stack. */
+#ifndef ST_OUT_JSON_H
+#define ST_OUT_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/report/report.h"
+
+/** json_string() - write @s as a JSON string literal, escaped. */
+void json_string(FILE *f, const char *s);
+
+/**
+ * out_json_event() - one event as one line:
+ * {"time":T,"comm":C,"pid":P,"tid":T,"cpu":C,"probe":S,"kernel":[...],"user":[...]}
+ * @time_s: seconds since the start of tracing
+ */
+void out_json_event(FILE *f, double time_s, const char *probe, int tid, int cpu,
+		    const struct report_stack *s);
+
+#endif

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Text output in the layout of bcc's stackcount: frames, then the count. */
+#ifndef ST_OUT_TEXT_H
+#define ST_OUT_TEXT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "lib/report/report.h"
+
+struct text_opts {
+	bool delimiter; /* "--" between kernel and user frames (-d) */
+	bool per_pid;   /* "comm [pid]" line (-P) */
+	const char *unit; /* NULL: print the count; else print the weight with this unit */
+};
+
+/** out_text_stack() - one stack block: frames, optional "comm [pid]", count. */
+void out_text_stack(FILE *f, const struct report_stack *s, const struct text_opts *o);
+
+/** out_text() - every stack, least frequent first (stackcount's order). */
+void out_text(FILE *f, struct report *r, const struct text_opts *o);
+
+#endif

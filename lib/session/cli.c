@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Options every capturing tool shares, as an argp child parser. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "lib/session/cli.h"
+#include "lib/util/parse.h"
+
+enum {
+	OPT_RINGBUF = 0x100,
+	OPT_KDEPTH,
+	OPT_UDEPTH,
+	OPT_DEBUG,
+};
+
+/* Ring buffer bounds: one page, and 1 GiB (the kernel's own ceiling is 2 GiB). */
+#define RINGBUF_KB_MIN 4
+#define RINGBUF_KB_MAX (1024 * 1024)
+
+static const struct argp_option common_options[] = {
+	{ NULL, 0, NULL, 0, "Filters:", 1 },
+	{ "pid", 'p', "PID", 0, "Trace this process only", 1 },
+	{ "tid", 't', "TID", 0, "Trace this thread only", 1 },
+	{ "cpu", 'C', "CPU", 0, "Trace this CPU only", 1 },
+	{ NULL, 0, NULL, 0, "Stacks:", 2 },
+	{ "kernel-stacks-only", 'K', NULL, 0, "Kernel stacks only", 2 },
+	{ "user-stacks-only", 'U', NULL, 0, "User stacks only", 2 },
+	{ "max-kernel-depth", OPT_KDEPTH, "N", 0, "Kernel frames kept (1-127, default 127)", 2 },
+	{ "max-user-depth", OPT_UDEPTH, "N", 0, "User frames kept (1-127, default 127)", 2 },
+	{ NULL, 0, NULL, 0, "Run:", 3 },
+	{ "duration", 'D', "SECONDS", 0, "Stop after this long (fractions allowed)", 3 },
+	{ "verbose", 'v', NULL, 0, "Show addresses beside symbol names", 3 },
+	{ "output", 'o', "FILE", 0, "Write results to FILE instead of stdout", 3 },
+	{ "ringbuf-kb", OPT_RINGBUF, "KB", 0, "Ring buffer size in KiB (default 8192)", 3 },
+	{ "debug", OPT_DEBUG, NULL, 0, "Print libbpf's own messages", 3 },
+	{},
+};
+
+void st_common_opts__init(struct st_common_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->cpu = -1;
+	o->ringbuf_kb = 8192;
+	o->kdepth = ST_MAX_KSTACK;
+	o->udepth = ST_MAX_USTACK;
+}
+
+static int cli__number(struct argp_state *state, const char *what, const char *arg, uint64_t min,
+		       uint64_t max, uint64_t *out)
+{
+	int err = parse_u64(arg, min, max, out);
+
+	if (err)
+		argp_error(state, "%s '%s': %s (want %llu-%llu)", what, arg,
+			   err == -ERANGE ? "out of range" : "not a number",
+			   (unsigned long long)min, (unsigned long long)max);
+	return err;
+}
+
+static void cli__pid(struct argp_state *state, const char *what, const char *arg, int *out)
+{
+	uint64_t v;
+
+	cli__number(state, what, arg, 1, 4194304, &v); /* PID_MAX_LIMIT */
+	if (kill((pid_t)v, 0) && errno == ESRCH)
+		argp_error(state, "%s %llu: no such process", what, (unsigned long long)v);
+	*out = (int)v;
+}
+
+static error_t common_parse(int key, char *arg, struct argp_state *state)
+{
+	struct st_common_opts *o = state->input;
+	uint64_t v;
+
+	switch (key) {
+	case 'p': cli__pid(state, "pid", arg, &o->pid); break;
+	case 't': cli__pid(state, "tid", arg, &o->tid); break;
+	case 'C':
+		cli__number(state, "cpu", arg, 0, libbpf_num_possible_cpus() - 1, &v);
+		o->cpu = (int)v;
+		break;
+	case 'K': o->kernel_only = true; break;
+	case 'U': o->user_only = true; break;
+	case OPT_KDEPTH: cli__number(state, "kernel depth", arg, 1, ST_MAX_KSTACK, &o->kdepth); break;
+	case OPT_UDEPTH: cli__number(state, "user depth", arg, 1, ST_MAX_USTACK, &o->udepth); break;
+	case 'D':
+		if (parse_seconds(arg, &o->duration_ns) || !o->duration_ns)
+			argp_error(state, "duration '%s': want a positive number of seconds", arg);
+		break;
+	case 'v': o->addrs = true; break;
+	case 'o': o->output = arg; break;
+	case OPT_RINGBUF:
+		cli__number(state, "ring buffer size", arg, RINGBUF_KB_MIN, RINGBUF_KB_MAX,
+			    &o->ringbuf_kb);
+		break;
+	case OPT_DEBUG: o->debug = true; break;
+	case ARGP_KEY_END:
+		if (o->kernel_only && o->user_only)
+			argp_error(state, "-K and -U exclude each other");
+		break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp st_common_argp = { common_options, common_parse, NULL, NULL, NULL, NULL, NULL };
+
+void st_common_opts__config(const struct st_common_opts *o, struct st_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->filter_pid = o->pid;
+	cfg->filter_tid = o->tid;
+	cfg->filter_cpu = o->cpu;
+	cfg->kstack = !o->user_only;
+	cfg->ustack = !o->kernel_only;
+	cfg->kdepth_max = o->kdepth;
+	cfg->udepth_max = o->udepth;
+}
+
+FILE *st_common_opts__open_output(const struct st_common_opts *o)
+{
+	FILE *f;
+
+	if (!o->output)
+		return stdout;
+	f = fopen(o->output, "w");
+	if (!f)
+		fprintf(stderr, "stacktap: %s: %s\n", o->output, strerror(errno));
+	return f;
+}
+
+static bool libbpf_debug;
+
+static int cli__libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!libbpf_debug)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void st_libbpf_logging(bool debug)
+{
+	libbpf_debug = debug;
+	libbpf_set_print(cli__libbpf_print);
+}

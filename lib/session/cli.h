@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Options every capturing tool shares, as an argp child parser. */
+#ifndef ST_CLI_H
+#define ST_CLI_H
+
+#include <argp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bpf/record.h"
+
+struct st_common_opts {
+	int pid, tid, cpu;      /* 0 / 0 / -1 = any */
+	bool kernel_only, user_only;
+	bool addrs;             /* -v: addresses beside names */
+	bool debug;             /* libbpf's own messages */
+	uint64_t duration_ns;   /* -D */
+	uint64_t ringbuf_kb;
+	uint64_t kdepth, udepth;
+	const char *output;     /* -o FILE, NULL = stdout */
+};
+
+/* Put it in the parent's children[]; the parent passes its st_common_opts as child input 0. */
+extern const struct argp st_common_argp;
+
+/** st_common_opts__init() - defaults. */
+void st_common_opts__init(struct st_common_opts *o);
+
+/** st_common_opts__config() - the capture library's .rodata config for these options. */
+void st_common_opts__config(const struct st_common_opts *o, struct st_config *cfg);
+
+/**
+ * st_common_opts__open_output() - stdout or -o FILE.
+ *
+ * Return: the stream, or NULL with the reason logged.
+ */
+FILE *st_common_opts__open_output(const struct st_common_opts *o);
+
+/** st_libbpf_logging() - route libbpf's messages to stderr only with --debug. */
+void st_libbpf_logging(bool debug);
+
+#endif

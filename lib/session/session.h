@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The session: the run loop every tool shares. It polls the capture ring
+ * buffer, hands each record to the tool, keeps time (duration, interval),
+ * stops on Ctrl-C/SIGTERM or when the traced process exits, and reports the
+ * capture library's loss counters at the end.
+ */
+#ifndef ST_SESSION_H
+#define ST_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bpf/record.h"
+
+struct bpf_object;
+
+struct session_opts {
+	uint64_t duration_ns;  /* 0 = until interrupted */
+	uint64_t interval_ns;  /* 0 = no periodic output */
+	uint64_t max_events;   /* 0 = no limit */
+	int target_pid;        /* stop once this process has exited (0 = none) */
+	/* Return non-zero to stop the run (e.g. -n N reached). */
+	int (*on_event)(void *ctx, const struct st_event *ev, const uint64_t *ips);
+	void (*on_interval)(void *ctx);
+	void *ctx;
+};
+
+struct session;
+
+/**
+ * session_set_ringbuf_size() - size the capture ring buffer before load.
+ * @bytes: rounded up to a power of two of at least one page
+ *
+ * Return: 0 or -errno.
+ */
+int session_set_ringbuf_size(struct bpf_object *obj, size_t bytes);
+
+/**
+ * session__new() - a session over a loaded object's capture maps.
+ *
+ * Return: the session, or NULL with errno set (logged).
+ */
+struct session *session__new(struct bpf_object *obj, const struct session_opts *opts);
+
+/**
+ * session__run() - poll until duration, signal, event limit or target exit,
+ * then drain what the ring buffer still holds.
+ *
+ * Return: 0, or -errno of a failed poll.
+ */
+int session__run(struct session *s);
+
+/** session__interrupted() - true when a signal ended the run. */
+bool session__interrupted(const struct session *s);
+
+/** session__stats() - the summed per-CPU counters. Return: 0 or -errno. */
+int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX]);
+
+/**
+ * session__report_losses() - one stderr line per nonzero loss reason, plus
+ * @extra_* for losses the tool counted itself (e.g. unknown symbols).
+ */
+void session__report_losses(const struct session *s);
+
+/** session__free() - NULL is fine. */
+void session__free(struct session *s);
+
+/** session_install_signals() - make SIGINT/SIGTERM stop the run loop. */
+void session_install_signals(void);
+
+#endif

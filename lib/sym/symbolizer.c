@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The symbolizer: raw addresses to frame names, with counts of what stays unknown. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/proc/registry.h"
+#include "lib/sym/ksyms.h"
+#include "lib/sym/symbolizer.h"
+#include "lib/util/log.h"
+
+struct symbolizer {
+	struct ksyms *ksyms; /* NULL when kallsyms is unreadable: kernel frames stay raw */
+	struct proc_registry *procs;
+	struct symbolizer_stats stats;
+};
+
+struct symbolizer *symbolizer__new(void)
+{
+	struct symbolizer *sz = calloc(1, sizeof(*sz));
+
+	if (!sz)
+		return NULL;
+	sz->procs = procs__new();
+	if (!sz->procs) {
+		free(sz);
+		return NULL;
+	}
+	sz->ksyms = ksyms__load(NULL);
+	if (!sz->ksyms)
+		st_warn("kallsyms: cannot read /proc/kallsyms (%s): kernel frames stay addresses",
+			strerror(errno));
+	return sz;
+}
+
+int symbolizer__see(struct symbolizer *sz, int pid)
+{
+	int err = procs__see(sz->procs, pid);
+
+	if (err == -ESRCH)
+		sz->stats.pid_gone++;
+	return err;
+}
+
+/*
+ * A return address points after the call; when the call is a function's
+ * last instruction (a noreturn callee) it already belongs to the next
+ * function. Looking up addr - 1 names the caller correctly. This is the one
+ * place the rule is applied.
+ */
+static uint64_t lookup_addr(uint64_t addr, bool is_return)
+{
+	return is_return && addr ? addr - 1 : addr;
+}
+
+static const char *prefix_addr(char *buf, size_t len, bool addrs, uint64_t addr, int *used)
+{
+	*used = addrs ? snprintf(buf, len, "%#llx ", (unsigned long long)addr) : 0;
+	if (*used < 0 || (size_t)*used >= len)
+		*used = 0;
+	return buf;
+}
+
+const char *symbolizer__kernel(struct symbolizer *sz, uint64_t addr, bool is_return, bool addrs,
+			       char *buf, size_t len)
+{
+	const struct ksym *k = sz->ksyms ? ksyms__find(sz->ksyms, lookup_addr(addr, is_return))
+					 : NULL;
+	int n;
+
+	prefix_addr(buf, len, addrs, addr, &n);
+	if (!k) {
+		sz->stats.kernel_unknown++;
+		snprintf(buf + n, len - n, "[unknown] %#llx", (unsigned long long)addr);
+	} else if (k->module) {
+		snprintf(buf + n, len - n, "%s [%s]", k->name, k->module);
+	} else {
+		snprintf(buf + n, len - n, "%s", k->name);
+	}
+	return buf;
+}
+
+const char *symbolizer__user(struct symbolizer *sz, int pid, uint64_t addr, bool is_return,
+			     bool addrs, char *buf, size_t len)
+{
+	struct user_frame f;
+	int n, err;
+
+	prefix_addr(buf, len, addrs, addr, &n);
+	err = procs__resolve(sz->procs, pid, lookup_addr(addr, is_return), &f);
+	if (err == -ESRCH && !symbolizer__see(sz, pid))
+		err = procs__resolve(sz->procs, pid, lookup_addr(addr, is_return), &f);
+	if (!err && f.sym) {
+		snprintf(buf + n, len - n, "%s", f.sym);
+		return buf;
+	}
+	if (!err)
+		sz->stats.user_no_sym++;
+	else
+		sz->stats.user_no_map++;
+	snprintf(buf + n, len - n, "[unknown] %#llx (%s)", (unsigned long long)addr,
+		 !err && f.path ? f.path : "unknown mapping");
+	return buf;
+}
+
+const struct symbolizer_stats *symbolizer__stats(const struct symbolizer *sz)
+{
+	return &sz->stats;
+}
+
+void symbolizer__report(const struct symbolizer *sz)
+{
+	const struct symbolizer_stats *s = &sz->stats;
+
+	if (s->kernel_unknown)
+		fprintf(stderr, "stacktap: %llu kernel frames without a symbol\n",
+			(unsigned long long)s->kernel_unknown);
+	if (s->user_no_map)
+		fprintf(stderr, "stacktap: %llu user frames outside every known mapping\n",
+			(unsigned long long)s->user_no_map);
+	if (s->user_no_sym)
+		fprintf(stderr, "stacktap: %llu user frames without a symbol\n",
+			(unsigned long long)s->user_no_sym);
+	if (s->pid_gone)
+		fprintf(stderr, "stacktap: %llu processes exited before their mappings were read\n",
+			(unsigned long long)s->pid_gone);
+}
+
+void symbolizer__free(struct symbolizer *sz)
+{
+	if (!sz)
+		return;
+	ksyms__free(sz->ksyms);
+	procs__free(sz->procs);
+	free(sz);
+}

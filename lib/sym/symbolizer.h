@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The symbolizer: turns raw kernel and user addresses into frame names,
+ * counting what it cannot name. Kernel names come from kallsyms, user names
+ * from the process registry (mappings at first sight, files kept open).
+ */
+#ifndef ST_SYMBOLIZER_H
+#define ST_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct symbolizer;
+
+struct symbolizer_stats {
+	uint64_t kernel_unknown; /* kernel address outside every symbol */
+	uint64_t user_no_map;    /* user address outside every known mapping */
+	uint64_t user_no_sym;    /* mapped, but no symbol covers it */
+	uint64_t pid_gone;       /* process exited before its mappings were read */
+};
+
+/** symbolizer__new() - Return: a symbolizer, or NULL with errno set (logged). */
+struct symbolizer *symbolizer__new(void);
+
+/**
+ * symbolizer__see() - record @pid's mappings now, while it is alive.
+ *
+ * Return: 0, or -ESRCH when it is already gone (counted).
+ */
+int symbolizer__see(struct symbolizer *sz, int pid);
+
+/**
+ * symbolizer__kernel() - name of a kernel frame: "func", "func [module]" or
+ * "[unknown] 0xADDR"; with @addrs set, the address is prefixed.
+ * @is_return: the address is a return address (every frame but the first):
+ *             it is looked up at addr - 1, see symbolizer.c
+ *
+ * Return: @buf.
+ */
+const char *symbolizer__kernel(struct symbolizer *sz, uint64_t addr, bool is_return, bool addrs,
+			       char *buf, size_t len);
+
+/**
+ * symbolizer__user() - name of a user frame of @pid: "func" or
+ * "[unknown] 0xADDR (file)"; with @addrs set, the address is prefixed.
+ *
+ * Return: @buf.
+ */
+const char *symbolizer__user(struct symbolizer *sz, int pid, uint64_t addr, bool is_return,
+			     bool addrs, char *buf, size_t len);
+
+/** symbolizer__stats() - what could not be named so far. */
+const struct symbolizer_stats *symbolizer__stats(const struct symbolizer *sz);
+
+/** symbolizer__report() - one stderr line per nonzero counter. */
+void symbolizer__report(const struct symbolizer *sz);
+
+/** symbolizer__free() - NULL is fine. */
+void symbolizer__free(struct symbolizer *sz);
+
+#endif

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stacktap count: frequency-count the distinct kernel+user stacks of events,
+ * like bcc's stackcount. Records are deduplicated exactly on their raw
+ * addresses as they arrive; symbolization happens once per distinct stack,
+ * at print time, and stacks whose names are identical are merged then.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/out/folded.h"
+#include "lib/out/text.h"
+#include "lib/report/event_frames.h"
+#include "lib/report/report.h"
+#include "lib/stack/store.h"
+#include "lib/util/log.h"
+#include "lib/util/parse.h"
+#include "src/commands.h"
+#include "tools/events/events.h"
+
+struct count {
+	struct events_run run;
+	bool delimiter, per_pid, folded, annotate;
+	uint64_t interval_ns;
+	struct stack_store *raw;
+	FILE *out;
+	int err;
+};
+
+/* The raw dedup key: identity plus the exact frames. */
+struct raw_key {
+	__u32 pid;
+	__u16 kd, ud;
+	__u16 flags;
+	__u16 pad[3];
+	char comm[ST_COMM_LEN];
+	uint64_t ips[];
+};
+
+static const char doc[] =
+	"Frequency-count the distinct kernel and user stacks that lead to events.\v"
+	"PROBE is one of:\n"
+	"  t:CATEGORY:NAME          tracepoint, '*' wildcards allowed\n"
+	"  u:PATH_OR_LIB:SYMBOL     uprobe; 'c' or 'libc' is the target's libc\n"
+	"  usdt:PATH:PROVIDER:NAME  USDT probe\n"
+	"  k:FUNCTION               kernel function (fentry, else kprobe)\n"
+	"\nEXAMPLES:\n"
+	"  stacktap count t:syscalls:sys_enter_getppid      # who calls getppid()\n"
+	"  stacktap count -p 185 -D 5 u:c:malloc            # malloc stacks of PID 185, 5 s\n"
+	"  stacktap count -d -P 't:sched:sched_process_*'   # per process, -- between stacks\n"
+	"  stacktap count -f -a t:block:block_rq_issue > out.folded   # flame graph input\n"
+	"  stacktap count -i 1 -K t:irq:irq_handler_entry   # kernel stacks, every second\n";
+
+enum { OPT_FOLDED = 'f' };
+
+static const struct argp_option count_options[] = {
+	{ NULL, 0, NULL, 0, "Output:", 4 },
+	{ "delimited", 'd', NULL, 0, "Print '--' between kernel and user frames", 4 },
+	{ "perpid", 'P', NULL, 0, "Count stacks per process (shows 'comm [pid]')", 4 },
+	{ "folded", OPT_FOLDED, NULL, 0, "Folded output, as flamegraph.pl reads it", 4 },
+	{ "annotate", 'a', NULL, 0, "With -f, mark kernel frames with a _[k] suffix", 4 },
+	{ "interval", 'i', "SECONDS", 0, "Print and reset the counts every interval", 4 },
+	{},
+};
+
+static error_t count_parse(int key, char *arg, struct argp_state *state)
+{
+	struct count *c = state->input;
+	char err[256];
+
+	switch (key) {
+	case ARGP_KEY_INIT: state->child_inputs[0] = &c->run.common; break;
+	case 'd': c->delimiter = true; break;
+	case 'P': c->per_pid = true; break;
+	case OPT_FOLDED: c->folded = true; break;
+	case 'a': c->annotate = true; break;
+	case 'i':
+		if (parse_seconds(arg, &c->interval_ns) || !c->interval_ns)
+			argp_error(state, "interval '%s': want a positive number of seconds", arg);
+		break;
+	case ARGP_KEY_ARG:
+		if (events_run__add_spec(&c->run, arg, err, sizeof(err)))
+			argp_error(state, "%s", err);
+		break;
+	case ARGP_KEY_END:
+		if (!c->run.nspecs)
+			argp_error(state, "no probe given");
+		break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int count_on_event(void *ctx, const struct st_event *ev, const uint64_t *ips)
+{
+	struct count *c = ctx;
+	size_t n = ev->kdepth + ev->udepth, len = sizeof(struct raw_key) + n * 8;
+	struct raw_key *k = calloc(1, len);
+	struct stack_entry *e;
+
+	if (!k) {
+		c->err = -ENOMEM;
+		return 1;
+	}
+	k->pid = ev->pid;
+	k->kd = ev->kdepth;
+	k->ud = ev->udepth;
+	k->flags = ev->flags & (ST_EV_UFAIL | ST_EV_KTHREAD);
+	memcpy(k->comm, ev->comm, ST_COMM_LEN);
+	memcpy(k->ips, ips, n * 8);
+	e = stack_store__add(c->raw, k, len, ev->weight);
+	free(k);
+	if (!e) {
+		c->err = -ENOMEM;
+		return 1;
+	}
+	/* First sight of this stack: read the process's mappings while it lives. */
+	if (e->count == 1 && ev->udepth)
+		symbolizer__see(c->run.sym, ev->pid);
+	return 0;
+}
+
+static int count_build_report(struct count *c, struct report *r)
+{
+	struct stack_entry **v = stack_store__entries(c->raw);
+	size_t i, n = stack_store__len(c->raw);
+	int err = 0;
+
+	for (i = 0; v && i < n && !err; i++) {
+		const struct raw_key *k = (const struct raw_key *)v[i]->key;
+		struct event_frames ef;
+
+		err = event_frames__build(&ef, c->run.sym, k->pid, k->ips, k->kd, k->ud, k->flags,
+					  c->run.common.addrs);
+		if (err)
+			break;
+		err = report__add(r, k->pid, k->comm, (const char *const *)ef.names, ef.nk, ef.nu,
+				  v[i]->count, v[i]->weight, k->flags);
+		event_frames__release(&ef);
+	}
+	free(v);
+	return err;
+}
+
+static void count_print(void *ctx)
+{
+	struct count *c = ctx;
+	struct report *r = report__new(c->per_pid);
+
+	if (!r || count_build_report(c, r)) {
+		st_err("count: out of memory while building the report");
+		c->err = -ENOMEM;
+	} else if (c->folded) {
+		struct folded_opts fo = { .annotate_kernel = c->annotate };
+
+		out_folded(c->out, r, &fo);
+	} else {
+		struct text_opts to = { .delimiter = c->delimiter, .per_pid = c->per_pid };
+
+		out_text(c->out, r, &to);
+	}
+	report__free(r);
+	stack_store__clear(c->raw);
+}
+
+static int count_run(struct count *c)
+{
+	struct session_opts so = {
+		.duration_ns = c->run.common.duration_ns,
+		.interval_ns = c->interval_ns,
+		.target_pid = c->run.common.pid,
+		.on_event = count_on_event,
+		.on_interval = count_print,
+		.ctx = c,
+	};
+	int err;
+
+	c->raw = stack_store__new();
+	c->out = st_common_opts__open_output(&c->run.common);
+	if (!c->raw || !c->out)
+		return 1;
+	err = events_run__start(&c->run, &so);
+	if (err)
+		return events_run__exit_code(err);
+	err = session__run(c->run.session);
+	count_print(c);
+	session__report_losses(c->run.session);
+	symbolizer__report(c->run.sym);
+	return err || c->err ? 1 : 0;
+}
+
+int count_main(int argc, char **argv)
+{
+	static const struct argp_child children[] = { { &st_common_argp, 0, NULL, 0 }, {} };
+	static const struct argp argp = { count_options, count_parse, "PROBE...", doc, children,
+					  NULL, NULL };
+	struct count c = {};
+	int ret;
+
+	st_common_opts__init(&c.run.common);
+	ret = argp_parse(&argp, argc, argv, 0, NULL, &c);
+	if (ret)
+		return 2;
+	ret = count_run(&c);
+	events_run__stop(&c.run);
+	stack_store__free(c.raw);
+	if (c.out && c.out != stdout)
+		fclose(c.out);
+	return ret;
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event probes shared by `count` and `snoop`: one program per attach kind,
+ * attached once per matching probe spec; the attach cookie carries the
+ * spec's index so a record says which probe fired.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/usdt.bpf.h>
+
+#include "bpf/capture.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+SEC("tracepoint")
+int st_tracepoint(void *ctx)
+{
+	return st_capture(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
+}
+
+SEC("uprobe")
+int st_uprobe(struct pt_regs *ctx)
+{
+	return st_capture(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
+}
+
+SEC("usdt")
+int st_usdt(struct pt_regs *ctx)
+{
+	return st_capture(ctx, (__u32)bpf_usdt_cookie(ctx), 1);
+}
+
+SEC("kprobe")
+int st_kprobe(struct pt_regs *ctx)
+{
+	return st_capture(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The run shared by the event tools (count, snoop): probe specs in, the
+ * capture programs of events.bpf.c loaded and attached, a session polling
+ * them, a symbolizer for the results. The tools differ only in what they
+ * do with each record and how they print.
+ */
+#ifndef ST_TOOLS_EVENTS_H
+#define ST_TOOLS_EVENTS_H
+
+#include "lib/probe/spec.h"
+#include "lib/session/cli.h"
+#include "lib/session/session.h"
+#include "lib/sym/symbolizer.h"
+
+struct events_bpf;
+struct probe_links;
+
+struct events_run {
+	struct st_common_opts common;
+	struct probe_spec *specs;
+	size_t nspecs;
+	struct events_bpf *skel;
+	struct probe_links *links;
+	struct session *session;
+	struct symbolizer *sym;
+};
+
+/**
+ * events_run__add_spec() - parse one positional probe spec (argp KEY_ARG).
+ *
+ * Return: 0, or -EINVAL with *err set, or -ENOMEM.
+ */
+int events_run__add_spec(struct events_run *r, const char *text, char *err, size_t errlen);
+
+/**
+ * events_run__start() - load, attach, and set up the session and symbolizer;
+ * prints "Tracing N probe points..." on stderr once attached.
+ *
+ * Return: 0, -EINVAL when a spec names nothing that exists (exit 2), other
+ * -errno for run-time failures (exit 1). Nothing stays attached on failure.
+ */
+int events_run__start(struct events_run *r, const struct session_opts *so);
+
+/** events_run__exit_code() - 0, 1 or 2 for an events_run__start() error. */
+int events_run__exit_code(int err);
+
+/** events_run__stop() - detach and free everything; safe after a failed start. */
+void events_run__stop(struct events_run *r);
+
+#endif

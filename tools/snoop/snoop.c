@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stacktap snoop: every event as it happens, with its kernel and user stack,
+ * like bcc's stacksnoop; --json prints one object per line instead.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/out/json.h"
+#include "lib/out/text.h"
+#include "lib/report/event_frames.h"
+#include "lib/util/log.h"
+#include "lib/util/parse.h"
+#include "src/commands.h"
+#include "tools/events/events.h"
+
+struct snoop {
+	struct events_run run;
+	bool json, delimiter;
+	uint64_t max_events;
+	uint64_t t0;
+	FILE *out;
+	int err;
+};
+
+static const char doc[] =
+	"Print every event with its kernel and user stack.\v"
+	"PROBE is t:CATEGORY:NAME, u:PATH_OR_LIB:SYMBOL, usdt:PATH:PROVIDER:NAME or k:FUNCTION\n"
+	"(see 'stacktap count --help').\n"
+	"\nEXAMPLES:\n"
+	"  stacktap snoop t:syscalls:sys_enter_openat          # every openat() with stacks\n"
+	"  stacktap snoop -p 185 -n 10 u:c:malloc              # first 10 mallocs of PID 185\n"
+	"  stacktap snoop --json t:sched:sched_process_exec    # one JSON object per line\n";
+
+enum { OPT_JSON = 0x200 };
+
+static const struct argp_option snoop_options[] = {
+	{ NULL, 0, NULL, 0, "Output:", 4 },
+	{ "json", OPT_JSON, NULL, 0, "One JSON object per event and line", 4 },
+	{ "count", 'n', "N", 0, "Stop after N events", 4 },
+	{ "delimited", 'd', NULL, 0, "Print '--' between kernel and user frames", 4 },
+	{},
+};
+
+static error_t snoop_parse(int key, char *arg, struct argp_state *state)
+{
+	struct snoop *s = state->input;
+	char err[256];
+
+	switch (key) {
+	case ARGP_KEY_INIT: state->child_inputs[0] = &s->run.common; break;
+	case OPT_JSON: s->json = true; break;
+	case 'd': s->delimiter = true; break;
+	case 'n':
+		if (parse_u64(arg, 1, UINT64_MAX, &s->max_events))
+			argp_error(state, "count '%s': want a positive number", arg);
+		break;
+	case ARGP_KEY_ARG:
+		if (events_run__add_spec(&s->run, arg, err, sizeof(err)))
+			argp_error(state, "%s", err);
+		break;
+	case ARGP_KEY_END:
+		if (!s->run.nspecs)
+			argp_error(state, "no probe given");
+		break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static void snoop_print(struct snoop *s, const struct st_event *ev, struct event_frames *ef)
+{
+	struct report_stack rs = {
+		.pid = ev->pid, .nk = ef->nk, .nu = ef->nu, .frames = ef->names, .count = 1,
+	};
+	double t = (ev->ts - s->t0) / 1e9;
+	const char *probe = ev->probe_id < s->run.nspecs ? s->run.specs[ev->probe_id].text : "?";
+
+	memcpy(rs.comm, ev->comm, ST_COMM_LEN);
+	rs.comm[ST_COMM_LEN - 1] = '\0';
+	if (s->json) {
+		out_json_event(s->out, t, probe, ev->tid, ev->cpu, &rs);
+		return;
+	}
+	fprintf(s->out, "%-14.6f %-16s %-7u %-7u %-3u %s\n", t, rs.comm, ev->pid, ev->tid, ev->cpu,
+		probe);
+	for (size_t i = 0; i < rs.nk; i++)
+		fprintf(s->out, "  %s\n", rs.frames[i]);
+	if (s->delimiter && rs.nk && rs.nu)
+		fprintf(s->out, "    --\n");
+	for (size_t i = rs.nk; i < rs.nk + rs.nu; i++)
+		fprintf(s->out, "  %s\n", rs.frames[i]);
+	fputc('\n', s->out);
+}
+
+static int snoop_on_event(void *ctx, const struct st_event *ev, const uint64_t *ips)
+{
+	struct snoop *s = ctx;
+	struct event_frames ef;
+
+	if (!s->t0)
+		s->t0 = ev->ts;
+	if (ev->udepth)
+		symbolizer__see(s->run.sym, ev->pid);
+	s->err = event_frames__build(&ef, s->run.sym, ev->pid, ips, ev->kdepth, ev->udepth,
+				     ev->flags, s->run.common.addrs);
+	if (s->err)
+		return 1;
+	snoop_print(s, ev, &ef);
+	event_frames__release(&ef);
+	return 0;
+}
+
+static int snoop_run(struct snoop *s)
+{
+	struct session_opts so = {
+		.duration_ns = s->run.common.duration_ns,
+		.max_events = s->max_events,
+		.target_pid = s->run.common.pid,
+		.on_event = snoop_on_event,
+		.ctx = s,
+	};
+	int err;
+
+	s->out = st_common_opts__open_output(&s->run.common);
+	if (!s->out)
+		return 1;
+	err = events_run__start(&s->run, &so);
+	if (err)
+		return events_run__exit_code(err);
+	if (!s->json)
+		fprintf(s->out, "%-14s %-16s %-7s %-7s %-3s %s\n", "TIME(s)", "COMM", "PID", "TID",
+			"CPU", "PROBE");
+	err = session__run(s->run.session);
+	fflush(s->out);
+	session__report_losses(s->run.session);
+	symbolizer__report(s->run.sym);
+	return err || s->err ? 1 : 0;
+}
+
+int snoop_main(int argc, char **argv)
+{
+	static const struct argp_child children[] = { { &st_common_argp, 0, NULL, 0 }, {} };
+	static const struct argp argp = { snoop_options, snoop_parse, "PROBE...", doc, children,
+					  NULL, NULL };
+	struct snoop s = {};
+	int ret;
+
+	st_common_opts__init(&s.run.common);
+	ret = argp_parse(&argp, argc, argv, 0, NULL, &s);
+	if (ret)
+		return 2;
+	ret = snoop_run(&s);
+	events_run__stop(&s.run);
+	if (s.out && s.out != stdout)
+		fclose(s.out);
+	return ret;
+}
