@@ -21,7 +21,8 @@
 #define ST_COMM_LEN 16
 
 enum st_rec_kind {
-	ST_REC_EVENT = 1, /* one event: header + kernel frames + user frames */
+	ST_REC_EVENT = 1,  /* one event: header + kernel frames + user frames */
+	ST_REC_USTACK = 2, /* a deferred user stack: struct st_ustack + frames */
 };
 
 /* st_event.flags */
@@ -30,6 +31,7 @@ enum st_rec_kind {
 #define ST_EV_UFAIL (1u << 2)    /* user stack wanted but not captured */
 #define ST_EV_KFAIL (1u << 3)    /* kernel stack wanted but not captured */
 #define ST_EV_KTHREAD (1u << 4)  /* kernel thread: it has no user stack */
+#define ST_EV_UDEFERRED (1u << 5) /* user stack comes later in an st_ustack with this cookie */
 
 struct st_event {
 	__u16 kind;     /* enum st_rec_kind */
@@ -42,8 +44,35 @@ struct st_event {
 	__u32 probe_id; /* index of the probe spec that fired (attach cookie) */
 	__u64 ts;       /* bpf_ktime_get_ns() */
 	__u64 weight;   /* 1 for an event; ns for time-weighted tools */
+	__u64 cookie;   /* with ST_EV_UDEFERRED: names the kernel entry; else 0 */
 	char comm[ST_COMM_LEN];
 	/* Then __u64 ips[kdepth + udepth]: innermost first, kernel then user. */
+};
+
+/* Why a user-stack walk stopped (st_ustack.stop, and per-reason counters). */
+enum st_ustop {
+	ST_USTOP_NONE = 0,       /* walk not done or not applicable */
+	ST_USTOP_OUTERMOST,      /* reached the outermost frame: complete */
+	ST_USTOP_NO_TABLE,       /* pc in no mapping with a table, and no frame pointer */
+	ST_USTOP_BAD_CFA,        /* CFA not above sp, or misaligned */
+	ST_USTOP_READ_FAILED,    /* reading the stack failed */
+	ST_USTOP_DEPTH,          /* depth limit */
+	ST_USTOP_UNSUPPORTED,    /* the row's rule is one the format cannot express */
+	ST_USTOP_FP_END,         /* frame-pointer chain ended (rbp 0 or not increasing) */
+	ST_USTOP_MAX,
+};
+
+/* A deferred user stack: sent once per kernel entry, joined to events by cookie. */
+struct st_ustack {
+	__u16 kind;     /* ST_REC_USTACK */
+	__u16 udepth;
+	__u16 flags;    /* ST_EV_UTRUNC / ST_EV_UFAIL */
+	__u16 stop;     /* enum st_ustop */
+	__u32 pid;
+	__u32 tid;
+	__u64 cookie;
+	__u64 ts;
+	/* Then __u64 ips[udepth], innermost first. */
 };
 
 /* Counters, one slot per reason, in a per-CPU array summed by user space. */
