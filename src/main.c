@@ -42,9 +42,16 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].main(argc - 1, argv + 1);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		char name[64];
+
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		/* Messages then read "stacktap count: ...". */
+		snprintf(name, sizeof(name), "stacktap %s", commands[i].name);
+		argv[1] = name;
+		return commands[i].main(argc - 1, argv + 1);
+	}
 	fprintf(stderr, "stacktap: unknown command '%s' (try 'stacktap --help')\n", argv[1]);
 	return 2;
 }

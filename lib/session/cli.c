@@ -55,7 +55,7 @@ static int cli__number(struct argp_state *state, const char *what, const char *a
 	int err = parse_u64(arg, min, max, out);
 
 	if (err)
-		argp_error(state, "%s '%s': %s (want %llu-%llu)", what, arg,
+		argp_failure(state, 2, 0, "%s '%s': %s (want %llu-%llu)", what, arg,
 			   err == -ERANGE ? "out of range" : "not a number",
 			   (unsigned long long)min, (unsigned long long)max);
 	return err;
@@ -67,7 +67,7 @@ static void cli__pid(struct argp_state *state, const char *what, const char *arg
 
 	cli__number(state, what, arg, 1, 4194304, &v); /* PID_MAX_LIMIT */
 	if (kill((pid_t)v, 0) && errno == ESRCH)
-		argp_error(state, "%s %llu: no such process", what, (unsigned long long)v);
+		argp_failure(state, 2, 0, "%s %llu: no such process", what, (unsigned long long)v);
 	*out = (int)v;
 }
 
@@ -89,7 +89,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	case OPT_UDEPTH: cli__number(state, "user depth", arg, 1, ST_MAX_USTACK, &o->udepth); break;
 	case 'D':
 		if (parse_seconds(arg, &o->duration_ns) || !o->duration_ns)
-			argp_error(state, "duration '%s': want a positive number of seconds", arg);
+			argp_failure(state, 2, 0, "duration '%s': want a positive number of seconds", arg);
 		break;
 	case 'v': o->addrs = true; break;
 	case 'o': o->output = arg; break;
@@ -100,7 +100,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	case OPT_DEBUG: o->debug = true; break;
 	case ARGP_KEY_END:
 		if (o->kernel_only && o->user_only)
-			argp_error(state, "-K and -U exclude each other");
+			argp_failure(state, 2, 0, "-K and -U exclude each other");
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}

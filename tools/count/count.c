@@ -78,15 +78,15 @@ static error_t count_parse(int key, char *arg, struct argp_state *state)
 	case 'a': c->annotate = true; break;
 	case 'i':
 		if (parse_seconds(arg, &c->interval_ns) || !c->interval_ns)
-			argp_error(state, "interval '%s': want a positive number of seconds", arg);
+			argp_failure(state, 2, 0, "interval '%s': want a positive number of seconds", arg);
 		break;
 	case ARGP_KEY_ARG:
 		if (events_run__add_spec(&c->run, arg, err, sizeof(err)))
-			argp_error(state, "%s", err);
+			argp_failure(state, 2, 0, "%s", err);
 		break;
 	case ARGP_KEY_END:
 		if (!c->run.nspecs)
-			argp_error(state, "no probe given");
+			argp_failure(state, 2, 0, "no probe given");
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}

@@ -55,15 +55,15 @@ static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 	case 'd': s->delimiter = true; break;
 	case 'n':
 		if (parse_u64(arg, 1, UINT64_MAX, &s->max_events))
-			argp_error(state, "count '%s': want a positive number", arg);
+			argp_failure(state, 2, 0, "count '%s': want a positive number", arg);
 		break;
 	case ARGP_KEY_ARG:
 		if (events_run__add_spec(&s->run, arg, err, sizeof(err)))
-			argp_error(state, "%s", err);
+			argp_failure(state, 2, 0, "%s", err);
 		break;
 	case ARGP_KEY_END:
 		if (!s->run.nspecs)
-			argp_error(state, "no probe given");
+			argp_failure(state, 2, 0, "no probe given");
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
