@@ -22,6 +22,7 @@
 #define ST_CAPTURE_BPF_H
 
 #include "bpf/record.h"
+#include "bpf/unwind.bpf.h"
 
 #ifndef ST_PF_KTHREAD
 #define ST_PF_KTHREAD 0x00200000 /* include/linux/sched.h PF_KTHREAD */
@@ -51,6 +52,10 @@ struct st_scratch {
 	struct st_event ev;
 	__u64 ips[ST_MAX_KSTACK + 1 + ST_MAX_USTACK + 1 + 2];
 };
+
+/* Bytes to ask bpf_get_stack() for: the limit plus the truncation-probe frame. */
+#define ST_UFP_BYTES                                                                       \
+	((st_cfg.udepth_max > ST_MAX_USTACK_FP ? ST_MAX_USTACK_FP : st_cfg.udepth_max) + 1) * 8
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -124,10 +129,26 @@ static __always_inline __u32 st_capture_kernel(void *ctx, struct st_scratch *s)
 			 ST_EV_KFAIL, ST_STAT_KFAIL);
 }
 
+/* The table walker (bpf/unwind.bpf.h) at the event, from the task's user registers. */
+static __always_inline __u32 st_capture_user_table(struct task_struct *task, struct st_scratch *s,
+						   __u32 kd)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u32 stop, n;
+
+	n = st_walk_user(regs, s->ev.pid, &s->ips[kd], st_cfg.udepth_max, st_cfg.unwind, false,
+			 &stop);
+	if (stop == ST_USTOP_DEPTH) {
+		s->ev.flags |= ST_EV_UTRUNC;
+		st_stat_inc(ST_STAT_UTRUNC);
+	}
+	return n;
+}
+
 /*
- * The kernel's frame-pointer walk. At a uprobe on a function's first
- * instruction the kernel itself adds the caller from [sp] (the frame is not
- * built yet), so entry probes need nothing extra here.
+ * The user stack. In fp mode it is the kernel's frame-pointer walk; at a
+ * uprobe on a function's first instruction the kernel itself adds the
+ * caller from [sp] (the frame is not built yet).
  */
 static __always_inline __u32 st_capture_user(void *ctx, struct st_scratch *s, __u32 kd)
 {
@@ -136,14 +157,16 @@ static __always_inline __u32 st_capture_user(void *ctx, struct st_scratch *s, __
 
 	if (!st_cfg.ustack)
 		return 0;
-	task = (struct task_struct *)bpf_get_current_task();
-	if (BPF_CORE_READ(task, flags) & ST_PF_KTHREAD) {
+	task = bpf_get_current_task_btf();
+	if (task->flags & ST_PF_KTHREAD) {
 		s->ev.flags |= ST_EV_KTHREAD;
 		return 0;
 	}
 	if (kd > ST_MAX_KSTACK)
 		return 0;
-	bytes = bpf_get_stack(ctx, &s->ips[kd], (st_cfg.udepth_max + 1) * 8, BPF_F_USER_STACK);
+	if (st_cfg.unwind != ST_UNWIND_FP)
+		return st_capture_user_table(task, s, kd);
+	bytes = bpf_get_stack(ctx, &s->ips[kd], ST_UFP_BYTES, BPF_F_USER_STACK);
 	return st_frames(bytes, st_cfg.udepth_max, &s->ev, ST_EV_UTRUNC, ST_STAT_UTRUNC,
 			 ST_EV_UFAIL, ST_STAT_UFAIL);
 }
@@ -158,7 +181,8 @@ static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, tid = (__u32)id, cpu = bpf_get_smp_processor_id();
 	struct st_scratch *s;
-	__u32 zero = 0, kd, ud, size;
+	__u32 zero = 0, kd, ud;
+	__u64 size;
 
 	if (!st_wanted(pid, tid, cpu))
 		return 0;
@@ -184,7 +208,9 @@ static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
 	ud = st_capture_user(ctx, s, kd);
 	s->ev.kdepth = kd;
 	s->ev.udepth = ud;
-	size = sizeof(s->ev) + (kd + ud) * 8;
+	size = sizeof(s->ev) + (__u64)(kd + ud) * 8;
+	/* The bound must sit on the register that is used: keep clang from copying it. */
+	barrier_var(size);
 	if (size > sizeof(s->ev) + sizeof(s->ips))
 		size = sizeof(s->ev);
 	if (bpf_ringbuf_output(&st_events, &s->ev, size, 0))

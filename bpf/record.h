@@ -17,7 +17,21 @@
  * twin is the --max-*-depth range check in lib/session/options.c.
  */
 #define ST_MAX_KSTACK 127
-#define ST_MAX_USTACK 127
+#define ST_MAX_USTACK 1024   /* the table walker's ceiling (--max-user-depth) */
+#define ST_MAX_USTACK_FP 127 /* the kernel's fp walk stops at perf_event_max_stack */
+
+/*
+ * A user frame found by following frame pointers where no unwind table
+ * covered the pc (JIT code, vDSO) carries this bit; user addresses never
+ * have it set. User space strips it and counts such frames.
+ */
+#define ST_FRAME_FP (1ull << 63)
+
+enum st_unwind_mode {
+	ST_UNWIND_FP = 0,    /* the kernel's frame-pointer walk (bpf_get_stack) */
+	ST_UNWIND_TABLE = 1, /* unwind tables only; stop where there is none */
+	ST_UNWIND_AUTO = 2,  /* tables where they exist, else frame pointers */
+};
 #define ST_COMM_LEN 16
 
 enum st_rec_kind {
@@ -98,6 +112,7 @@ struct st_config {
 	__u32 kdepth_max;  /* <= ST_MAX_KSTACK */
 	__u32 udepth_max;  /* <= ST_MAX_USTACK */
 	__u32 kskip;       /* kernel frames to skip (the probe's own plumbing) */
+	__u32 unwind;      /* enum st_unwind_mode */
 };
 
 #endif

@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "lib/session/cli.h"
+#include "lib/unwind/bpf_tables.h"
 #include "lib/util/parse.h"
 
 enum {
@@ -15,6 +16,8 @@ enum {
 	OPT_KDEPTH,
 	OPT_UDEPTH,
 	OPT_DEBUG,
+	OPT_UNWIND,
+	OPT_UNWIND_ROWS,
 };
 
 /* Ring buffer bounds: one page, and 1 GiB (the kernel's own ceiling is 2 GiB). */
@@ -30,7 +33,12 @@ static const struct argp_option common_options[] = {
 	{ "kernel-stacks-only", 'K', NULL, 0, "Kernel stacks only", 2 },
 	{ "user-stacks-only", 'U', NULL, 0, "User stacks only", 2 },
 	{ "max-kernel-depth", OPT_KDEPTH, "N", 0, "Kernel frames kept (1-127, default 127)", 2 },
-	{ "max-user-depth", OPT_UDEPTH, "N", 0, "User frames kept (1-127, default 127)", 2 },
+	{ "max-user-depth", OPT_UDEPTH, "N", 0, "User frames kept (1-1024, default 127; fp: 127 at most)", 2 },
+	{ "unwind", OPT_UNWIND, "MODE", 0,
+	  "User stacks: auto (unwind tables where a file has one, else frame pointers; the "
+	  "default), table (tables only), fp (frame pointers only)", 2 },
+	{ "unwind-rows", OPT_UNWIND_ROWS, "N", 0,
+	  "Unwind rows the BPF maps hold, 8 bytes each (default 2097152)", 2 },
 	{ NULL, 0, NULL, 0, "Run:", 3 },
 	{ "duration", 'D', "SECONDS", 0, "Stop after this long (fractions allowed)", 3 },
 	{ "verbose", 'v', NULL, 0, "Show addresses beside symbol names", 3 },
@@ -46,7 +54,9 @@ void st_common_opts__init(struct st_common_opts *o)
 	o->cpu = -1;
 	o->ringbuf_kb = 8192;
 	o->kdepth = ST_MAX_KSTACK;
-	o->udepth = ST_MAX_USTACK;
+	o->udepth = ST_MAX_USTACK_FP;
+	o->unwind = ST_UNWIND_AUTO;
+	o->unwind_rows = BPF_TABLES_ROWS_DEFAULT;
 }
 
 static int cli__number(struct argp_state *state, const char *what, const char *arg, uint64_t min,
@@ -69,6 +79,18 @@ static void cli__pid(struct argp_state *state, const char *what, const char *arg
 	if (kill((pid_t)v, 0) && errno == ESRCH)
 		argp_failure(state, 2, 0, "%s %llu: no such process", what, (unsigned long long)v);
 	*out = (int)v;
+}
+
+static void cli__unwind(struct argp_state *state, const char *arg, unsigned *mode)
+{
+	if (!strcmp(arg, "auto"))
+		*mode = ST_UNWIND_AUTO;
+	else if (!strcmp(arg, "table"))
+		*mode = ST_UNWIND_TABLE;
+	else if (!strcmp(arg, "fp"))
+		*mode = ST_UNWIND_FP;
+	else
+		argp_failure(state, 2, 0, "unwind mode '%s': want auto, table or fp", arg);
 }
 
 static error_t common_parse(int key, char *arg, struct argp_state *state)
@@ -98,9 +120,16 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 			    &o->ringbuf_kb);
 		break;
 	case OPT_DEBUG: o->debug = true; break;
+	case OPT_UNWIND: cli__unwind(state, arg, &o->unwind); break;
+	case OPT_UNWIND_ROWS:
+		cli__number(state, "unwind rows", arg, 1024, 1u << 27, &o->unwind_rows);
+		break;
 	case ARGP_KEY_END:
 		if (o->kernel_only && o->user_only)
 			argp_failure(state, 2, 0, "-K and -U exclude each other");
+		if (o->unwind == ST_UNWIND_FP && o->udepth > ST_MAX_USTACK_FP)
+			argp_failure(state, 2, 0, "--max-user-depth above %d needs --unwind=auto or table",
+				     ST_MAX_USTACK_FP);
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -119,6 +148,7 @@ void st_common_opts__config(const struct st_common_opts *o, struct st_config *cf
 	cfg->ustack = !o->kernel_only;
 	cfg->kdepth_max = o->kdepth;
 	cfg->udepth_max = o->udepth;
+	cfg->unwind = o->unwind;
 }
 
 FILE *st_common_opts__open_output(const struct st_common_opts *o)

@@ -18,6 +18,8 @@ struct st_common_opts {
 	uint64_t duration_ns;   /* -D */
 	uint64_t ringbuf_kb;
 	uint64_t kdepth, udepth;
+	unsigned unwind;        /* enum st_unwind_mode */
+	uint64_t unwind_rows;   /* capacity of the BPF row table */
 	const char *output;     /* -o FILE, NULL = stdout */
 };
 

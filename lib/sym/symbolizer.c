@@ -43,6 +43,11 @@ int symbolizer__see(struct symbolizer *sz, int pid)
 	return err;
 }
 
+int symbolizer__refresh(struct symbolizer *sz, int pid)
+{
+	return procs__refresh(sz->procs, pid);
+}
+
 /*
  * A return address points after the call; when the call is a function's
  * last instruction (a noreturn callee) it already belongs to the next

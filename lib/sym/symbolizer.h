@@ -31,6 +31,13 @@ struct symbolizer *symbolizer__new(void);
 int symbolizer__see(struct symbolizer *sz, int pid);
 
 /**
+ * symbolizer__refresh() - re-read @pid's mappings (after exec or a new mmap).
+ *
+ * Return: 0 or -ESRCH.
+ */
+int symbolizer__refresh(struct symbolizer *sz, int pid);
+
+/**
  * symbolizer__kernel() - name of a kernel frame: "func", "func [module]" or
  * "[unknown] 0xADDR"; with @addrs set, the address is prefixed.
  * @is_return: the address is a return address (every frame but the first):

@@ -13,6 +13,7 @@
 #include "lib/out/folded.h"
 #include "lib/out/text.h"
 #include "lib/report/event_frames.h"
+#include "lib/proc/tracker.h"
 #include "lib/report/report.h"
 #include "lib/stack/store.h"
 #include "lib/util/log.h"
@@ -100,6 +101,7 @@ static int count_on_event(void *ctx, const struct st_event *ev, const uint64_t *
 	struct raw_key *k = calloc(1, len);
 	struct stack_entry *e;
 
+	proc_tracker__saw(c->run.tracker, ev->pid);
 	if (!k) {
 		c->err = -ENOMEM;
 		return 1;
@@ -116,9 +118,6 @@ static int count_on_event(void *ctx, const struct st_event *ev, const uint64_t *
 		c->err = -ENOMEM;
 		return 1;
 	}
-	/* First sight of this stack: read the process's mappings while it lives. */
-	if (e->count == 1 && ev->udepth)
-		symbolizer__see(c->run.sym, ev->pid);
 	return 0;
 }
 

@@ -9,6 +9,8 @@
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/events.skel.h"
 #include "lib/probe/attach.h"
+#include "lib/proc/tracker.h"
+#include "lib/unwind/bpf_tables.h"
 #include "lib/util/log.h"
 #include "tools/events/events.h"
 
@@ -41,6 +43,8 @@ static int events__load(struct events_run *r)
 	r->skel->rodata->st_cfg = cfg;
 	err = session_set_ringbuf_size(r->skel->obj, r->common.ringbuf_kb * 1024);
 	if (!err)
+		err = bpf_tables_size(r->skel->obj, r->common.unwind_rows, BPF_TABLES_PROCS_DEFAULT);
+	if (!err)
 		err = events_bpf__load(r->skel);
 	if (err)
 		st_err("cannot load the BPF programs: %s%s", strerror(-err),
@@ -60,8 +64,16 @@ int events_run__start(struct events_run *r, const struct session_opts *so)
 	r->sym = symbolizer__new();
 	if (!r->sym)
 		return -errno;
+	if (r->common.unwind != ST_UNWIND_FP) {
+		r->tables = bpf_tables__new(r->skel->obj);
+		if (!r->tables)
+			return -errno;
+	}
+	r->tracker = proc_tracker__new(r->sym, r->tables);
+	if (!r->tracker)
+		return -ENOMEM;
 	if (r->common.pid)
-		symbolizer__see(r->sym, r->common.pid);
+		proc_tracker__saw(r->tracker, r->common.pid);
 	progs = (struct probe_progs){
 		.tracepoint = r->skel->progs.st_tracepoint,
 		.uprobe = r->skel->progs.st_uprobe,
@@ -92,6 +104,8 @@ void events_run__stop(struct events_run *r)
 	session__free(r->session);
 	probe_links__free(r->links);
 	events_bpf__destroy(r->skel);
+	proc_tracker__free(r->tracker);
+	bpf_tables__free(r->tables);
 	symbolizer__free(r->sym);
 	for (i = 0; i < r->nspecs; i++)
 		probe_spec__release(&r->specs[i]);

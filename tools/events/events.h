@@ -15,6 +15,8 @@
 
 struct events_bpf;
 struct probe_links;
+struct bpf_tables;
+struct proc_tracker;
 
 struct events_run {
 	struct st_common_opts common;
@@ -24,6 +26,8 @@ struct events_run {
 	struct probe_links *links;
 	struct session *session;
 	struct symbolizer *sym;
+	struct bpf_tables *tables;   /* NULL in fp mode */
+	struct proc_tracker *tracker; /* call proc_tracker__saw() for every event */
 };
 
 /**

@@ -10,6 +10,7 @@
 
 #include "lib/out/json.h"
 #include "lib/out/text.h"
+#include "lib/proc/tracker.h"
 #include "lib/report/event_frames.h"
 #include "lib/util/log.h"
 #include "lib/util/parse.h"
@@ -102,8 +103,7 @@ static int snoop_on_event(void *ctx, const struct st_event *ev, const uint64_t *
 
 	if (!s->t0)
 		s->t0 = ev->ts;
-	if (ev->udepth)
-		symbolizer__see(s->run.sym, ev->pid);
+	proc_tracker__saw(s->run.tracker, ev->pid);
 	s->err = event_frames__build(&ef, s->run.sym, ev->pid, ips, ev->kdepth, ev->udepth,
 				     ev->flags, s->run.common.addrs);
 	if (s->err)

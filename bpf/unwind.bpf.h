@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The user-stack walker: unwind tables (from .sframe / .eh_frame, built by
+ * lib/unwind/ and loaded by lib/unwind/bpf_tables.c) walked inside BPF, with
+ * frame pointers where a pc has no table.
+ *
+ * Each frame is one bpf_loop() iteration, so depth is bounded by the record
+ * (ST_MAX_USTACK), not by a tail-call chain. Per frame:
+ *   1. find the mapping of pc in the process's sorted mapping array
+ *      (binary search, ST_UNW_MAP_STEPS);
+ *   2. find the row covering pc in the file's rows (binary search over
+ *      st_urows, ST_UNW_ROW_STEPS);
+ *   3. CFA = rsp/rbp + offset (or the PLT rule); the return address is at
+ *      CFA - 8 and the caller's rbp, if saved, at CFA + rbp_off * 8;
+ *   4. validate like the kernel's own unwinder: the CFA must lie above sp
+ *      and be 8-aligned, so the walk always moves up the stack.
+ * pc is looked up as is for the first frame and as pc - 1 for return
+ * addresses (a call may be a function's last instruction).
+ *
+ * Memory is read with bpf_probe_read_user() at the event (no faults), or
+ * with bpf_copy_from_user() from a sleepable context (the deferred task_work
+ * callback), which may fault pages in: st_walk_user(..., faultable).
+ */
+#ifndef ST_UNWIND_BPF_H
+#define ST_UNWIND_BPF_H
+
+#include "bpf/record.h"
+#include "bpf/unwind_maps.h"
+#include "bpf/unwind_row.h"
+
+/* Sized by user space before load (--unwind-rows); mmapped to load rows. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1 << 21);
+	__type(key, __u32);
+	__type(value, struct unwind_row);
+} st_urows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct st_uproc);
+} st_uprocs SEC(".maps");
+
+/* Per-CPU counters: why walks stopped (enum st_ustop), plus enum st_ustat_extra. */
+enum st_ustat_extra {
+	ST_USTAT_FP_FRAMES = ST_USTOP_MAX, /* frames found by frame pointer, no table */
+	ST_USTAT_NO_PROC,                  /* process not (yet) loaded: no tables at all */
+	ST_USTAT_WALKS,                    /* walks done */
+	ST_USTAT_MAX,
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ST_USTAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} st_ustats SEC(".maps");
+
+/*
+ * The walk's numbers live in a per-CPU map value, not on the stack: the
+ * verifier tracks stack scalars exactly, so a frame counter there differs in
+ * every bpf_loop() iteration, the callback's states never converge and the
+ * program hits the million-instruction limit. Map memory is opaque to it.
+ * Slot 0 serves walks at the event, slot 1 the sleepable (faultable) walk,
+ * which an event may interrupt.
+ */
+struct st_uwalk_state {
+	__u64 ip, sp, bp;
+	__u64 mark;   /* ST_FRAME_FP when ip was found by frame pointer */
+	__u32 n, max; /* frames stored, limit */
+	__u32 mode;   /* enum st_unwind_mode */
+	__u32 stop;   /* enum st_ustop */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct st_uwalk_state);
+} st_uwalk_states SEC(".maps");
+
+/* On the stack: only the pointers bpf_loop()'s context must carry. */
+struct st_uwalk {
+	struct st_uwalk_state *st;
+	__u64 *out;            /* first user slot of the record's ips[] */
+	struct st_uproc *proc; /* NULL: process unknown */
+};
+
+static __always_inline void st_ustat_inc(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&st_ustats, &which);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+static __always_inline long st_uread(void *dst, __u32 size, __u64 addr, bool faultable)
+{
+	if (faultable)
+		return bpf_copy_from_user(dst, size, (const void *)addr);
+	return bpf_probe_read_user(dst, size, (const void *)addr);
+}
+
+/*
+ * The binary searches run under bpf_loop() too: as open-coded loops the
+ * verifier walks every lo/hi combination of every step and gives up at a
+ * million instructions; a callback is verified once.
+ */
+struct st_msearch {
+	struct st_uproc *p;
+	__u64 pc;
+	__u32 lo, hi;
+};
+
+static int st_msearch_cb(__u32 i, void *ctx)
+{
+	struct st_msearch *s = ctx;
+	__u32 mid = s->lo + (s->hi - s->lo) / 2;
+
+	if (s->lo >= s->hi)
+		return 1;
+	if (s->p->maps[mid & (ST_UNW_MAX_MAPS - 1)].start <= s->pc)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
+}
+
+static __always_inline struct st_umap *st_find_map(struct st_uproc *p, __u64 pc)
+{
+	struct st_msearch s = { .p = p, .pc = pc, .hi = p->n };
+	struct st_umap *m;
+
+	if (s.hi > ST_UNW_MAX_MAPS)
+		s.hi = ST_UNW_MAX_MAPS;
+	bpf_loop(ST_UNW_MAP_STEPS, st_msearch_cb, &s, 0);
+	if (!s.lo)
+		return NULL;
+	m = &p->maps[(s.lo - 1) & (ST_UNW_MAX_MAPS - 1)];
+	return pc < m->end ? m : NULL;
+}
+
+struct st_rsearch {
+	__u64 rpc;
+	__u32 first, lo, hi;
+};
+
+static int st_rsearch_cb(__u32 i, void *ctx)
+{
+	struct st_rsearch *s = ctx;
+	__u32 mid = s->lo + (s->hi - s->lo) / 2, key = s->first + mid;
+	struct unwind_row *row;
+
+	if (s->lo >= s->hi)
+		return 1;
+	row = bpf_map_lookup_elem(&st_urows, &key);
+	if (!row) {
+		s->lo = 0;
+		return 1;
+	}
+	if (row->pc <= s->rpc)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
+}
+
+static __always_inline struct unwind_row *st_find_row(const struct st_umap *m, __u64 pc)
+{
+	struct st_rsearch s = { .rpc = pc - m->bias, .first = m->first_row, .hi = m->nrows };
+	__u32 key;
+
+	if (pc < m->bias || s.rpc > 0xffffffffull)
+		return NULL;
+	bpf_loop(ST_UNW_ROW_STEPS, st_rsearch_cb, &s, 0);
+	if (!s.lo)
+		return NULL;
+	key = m->first_row + s.lo - 1;
+	return bpf_map_lookup_elem(&st_urows, &key);
+}
+
+/* One frame-pointer step: [bp] is the caller's bp, [bp + 8] the return address. */
+static __always_inline int st_fp_step(struct st_uwalk *w, bool faultable)
+{
+	__u64 frame[2];
+
+	if (!w->st->bp || (w->st->bp & 7) || w->st->bp < w->st->sp) {
+		w->st->stop = w->proc || w->st->mode == ST_UNWIND_AUTO ? ST_USTOP_FP_END : ST_USTOP_NO_TABLE;
+		return 1;
+	}
+	if (st_uread(frame, sizeof(frame), w->st->bp, faultable)) {
+		w->st->stop = ST_USTOP_READ_FAILED;
+		return 1;
+	}
+	w->st->sp = w->st->bp + 16;
+	w->st->bp = frame[0];
+	w->st->ip = frame[1];
+	w->st->mark = ST_FRAME_FP;
+	st_ustat_inc(ST_USTAT_FP_FRAMES);
+	return 0;
+}
+
+static __always_inline int st_row_step(struct st_uwalk *w, const struct unwind_row *row,
+				       bool faultable)
+{
+	__u64 cfa, ra, bp;
+
+	switch (row->cfa) {
+	case UNWIND_CFA_RSP: cfa = w->st->sp + row->cfa_off; break;
+	case UNWIND_CFA_RBP: cfa = w->st->bp + row->cfa_off; break;
+	case UNWIND_CFA_PLT: cfa = w->st->sp + 8 + ((w->st->ip & 15) >= 11 ? 8 : 0); break;
+	case UNWIND_CFA_OUTERMOST: w->st->stop = ST_USTOP_OUTERMOST; return 1;
+	default: w->st->stop = ST_USTOP_UNSUPPORTED; return 1;
+	}
+	if (cfa <= w->st->sp || (cfa & 7)) {
+		w->st->stop = ST_USTOP_BAD_CFA;
+		return 1;
+	}
+	if (st_uread(&ra, sizeof(ra), cfa - 8, faultable)) {
+		w->st->stop = ST_USTOP_READ_FAILED;
+		return 1;
+	}
+	if (row->rbp == UNWIND_RBP_SAVED) {
+		if (st_uread(&bp, sizeof(bp), cfa + (__s64)row->rbp_off * 8, faultable)) {
+			w->st->stop = ST_USTOP_READ_FAILED;
+			return 1;
+		}
+		w->st->bp = bp;
+	} else if (row->rbp == UNWIND_RBP_UNDEFINED) {
+		w->st->bp = 0;
+	}
+	w->st->sp = cfa;
+	w->st->ip = ra;
+	w->st->mark = 0;
+	return 0;
+}
+
+static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
+{
+	__u64 pc = w->st->n ? w->st->ip - 1 : w->st->ip;
+	struct unwind_row *row = NULL;
+	struct st_umap *m;
+
+	if (w->st->n >= w->st->max || w->st->n >= ST_MAX_USTACK) {
+		w->st->stop = ST_USTOP_DEPTH;
+		return 1;
+	}
+	if (!w->st->ip) {
+		w->st->stop = ST_USTOP_OUTERMOST;
+		return 1;
+	}
+	w->out[w->st->n & (ST_MAX_USTACK - 1)] = w->st->ip | w->st->mark;
+	w->st->n++;
+	m = w->proc ? st_find_map(w->proc, pc) : NULL;
+	if (m && m->nrows)
+		row = st_find_row(m, pc);
+	if (row && row->cfa != UNWIND_CFA_NONE)
+		return st_row_step(w, row, faultable);
+	if (w->st->mode == ST_UNWIND_TABLE) {
+		w->st->stop = ST_USTOP_NO_TABLE;
+		return 1;
+	}
+	return st_fp_step(w, faultable);
+}
+
+static int st_uwalk_cb(__u32 i, void *ctx)
+{
+	return st_uwalk_step(ctx, false);
+}
+
+static int st_uwalk_cb_faultable(__u32 i, void *ctx)
+{
+	return st_uwalk_step(ctx, true);
+}
+
+/*
+ * st_walk_user() - walk the user stack of @pid from @regs into @out.
+ * @max: frames wanted (<= ST_MAX_USTACK); @mode: ST_UNWIND_TABLE or _AUTO
+ * @stop: receives the enum st_ustop reason
+ *
+ * Return: frames stored.
+ */
+static __always_inline __u32 st_walk_user(struct pt_regs *regs, __u32 pid, __u64 *out, __u32 max,
+					  __u32 mode, bool faultable, __u32 *stop)
+{
+	__u32 slot = faultable;
+	struct st_uwalk w = { .out = out };
+
+	w.st = bpf_map_lookup_elem(&st_uwalk_states, &slot);
+	if (!w.st) {
+		*stop = ST_USTOP_NONE;
+		return 0;
+	}
+	*w.st = (struct st_uwalk_state){
+		.ip = BPF_CORE_READ(regs, ip),
+		.sp = BPF_CORE_READ(regs, sp),
+		.bp = BPF_CORE_READ(regs, bp),
+		.max = max,
+		.mode = mode,
+	};
+	w.proc = bpf_map_lookup_elem(&st_uprocs, &pid);
+	if (!w.proc)
+		st_ustat_inc(ST_USTAT_NO_PROC);
+	if (faultable)
+		bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb_faultable, &w, 0);
+	else
+		bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb, &w, 0);
+	st_ustat_inc(ST_USTAT_WALKS);
+	st_ustat_inc(w.st->stop);
+	*stop = w.st->stop;
+	return w.st->n;
+}
+
+#endif

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Wire structs of the BPF unwind tables, shared with user space
+ * (lib/unwind/bpf_tables.c fills them, bpf/unwind.bpf.h walks them).
+ *
+ * st_urows:  ARRAY of struct unwind_row, every loaded file's rows back to
+ *            back (mmapped by user space, so a 100k-row libc loads with one
+ *            memcpy). A file's table is [first_row, first_row + nrows).
+ * st_uprocs: HASH tgid -> struct st_uproc, the executable mappings of one
+ *            process sorted by start, each pointing at its file's rows.
+ */
+#ifndef ST_UNWIND_MAPS_H
+#define ST_UNWIND_MAPS_H
+
+#ifndef __BPF__
+#include <linux/types.h>
+#endif
+
+/*
+ * Executable mappings per process. 256 covers python3 with its extension
+ * modules loaded several times over; a process with more gets the first 256
+ * by address and the rest counted as "mapping unknown". A power of two: the
+ * binary search masks indexes with it. Twin: BPF_TABLES_MAX_MAPS.
+ */
+#define ST_UNW_MAX_MAPS 256
+#define ST_UNW_MAP_STEPS 9   /* log2(ST_UNW_MAX_MAPS) + 1 */
+#define ST_UNW_ROW_STEPS 25  /* binary search over up to 2^24 rows per file */
+
+struct st_umap {
+	__u64 start, end; /* [start, end) in the process */
+	__u64 bias;       /* row pc = address - bias */
+	__u32 first_row;  /* index in st_urows */
+	__u32 nrows;      /* 0: no table for this file (frame pointers only) */
+};
+
+struct st_uproc {
+	__u32 n;    /* mappings in use */
+	__u32 gen;  /* bumped by user space on every refresh, for debugging */
+	struct st_umap maps[ST_UNW_MAX_MAPS];
+};
+
+#endif

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Loading unwind tables into the BPF walker's maps. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/unwind_maps.h"
+#include "lib/proc/maps.h"
+#include "lib/unwind/bpf_tables.h"
+#include "lib/unwind/table.h"
+#include "lib/util/log.h"
+
+/* Where one file's rows live in st_urows; nrows 0 = not loaded (no room or no table). */
+struct loaded_file {
+	const struct unwind_table *table;
+	uint32_t first_row, nrows;
+};
+
+struct bpf_tables {
+	struct unwind_cache *cache;
+	struct unwind_row *rows; /* mmapped st_urows */
+	size_t rows_bytes;
+	int procs_fd;
+	struct loaded_file *files;
+	size_t nfiles, cap;
+	struct bpf_tables_stats st;
+	bool warned_full;
+};
+
+int bpf_tables_size(struct bpf_object *obj, uint32_t max_rows, uint32_t max_procs)
+{
+	struct bpf_map *rows = bpf_object__find_map_by_name(obj, "st_urows");
+	struct bpf_map *procs = bpf_object__find_map_by_name(obj, "st_uprocs");
+	int err;
+
+	if (!rows || !procs)
+		return -ENOENT;
+	err = bpf_map__set_max_entries(rows, max_rows);
+	return err ? err : bpf_map__set_max_entries(procs, max_procs);
+}
+
+struct bpf_tables *bpf_tables__new(struct bpf_object *obj)
+{
+	struct bpf_map *rows = bpf_object__find_map_by_name(obj, "st_urows");
+	struct bpf_map *procs = bpf_object__find_map_by_name(obj, "st_uprocs");
+	struct bpf_tables *t;
+
+	if (!rows || !procs) {
+		st_err("unwind: BPF object has no unwind table maps");
+		errno = ENOENT;
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->cache = unwind_cache__new();
+	t->st.rows_max = bpf_map__max_entries(rows);
+	t->rows_bytes = t->st.rows_max * sizeof(struct unwind_row);
+	t->rows = mmap(NULL, t->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(rows), 0);
+	t->procs_fd = bpf_map__fd(procs);
+	if (!t->cache || t->rows == MAP_FAILED) {
+		int err = errno;
+
+		st_err("unwind: cannot map the row table: %s", strerror(err));
+		if (t->rows == MAP_FAILED)
+			t->rows = NULL;
+		bpf_tables__free(t);
+		errno = err;
+		return NULL;
+	}
+	return t;
+}
+
+static struct loaded_file *tables__find_file(struct bpf_tables *t, const struct unwind_table *ut)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfiles; i++)
+		if (t->files[i].table == ut)
+			return &t->files[i];
+	return NULL;
+}
+
+/* Copies a table's rows into st_urows once; counts a file that does not fit. */
+static struct loaded_file *tables__load_file(struct bpf_tables *t, const struct unwind_table *ut)
+{
+	struct loaded_file *f = tables__find_file(t, ut);
+
+	if (f)
+		return f;
+	if (t->nfiles == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct loaded_file *v = realloc(t->files, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		t->files = v;
+		t->cap = cap;
+	}
+	f = &t->files[t->nfiles++];
+	*f = (struct loaded_file){ .table = ut };
+	if (!ut->rows.n) {
+		t->st.files_no_table++;
+	} else if (ut->rows.n > t->st.rows_max - t->st.rows_used) {
+		t->st.files_no_room++;
+		if (!t->warned_full)
+			st_warn("unwind: row table full (%llu rows): %s and later files fall back to "
+				"frame pointers (raise --unwind-rows)",
+				(unsigned long long)t->st.rows_max, ut->path);
+		t->warned_full = true;
+	} else {
+		f->first_row = t->st.rows_used;
+		f->nrows = ut->rows.n;
+		memcpy(t->rows + f->first_row, ut->rows.rows, ut->rows.n * sizeof(*ut->rows.rows));
+		t->st.rows_used += ut->rows.n;
+		t->st.files++;
+	}
+	return f;
+}
+
+/* The table of a mapped file: through map_files (the process's own file), else the path. */
+static const struct unwind_table *tables__table_of(struct bpf_tables *t, int pid,
+						   const struct proc_map *m)
+{
+	char path[96];
+	const struct unwind_table *ut;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return unwind_cache__get(t->cache, m->path);
+	ut = unwind_cache__get_fd(t->cache, fd, m->path);
+	close(fd);
+	return ut;
+}
+
+static void tables__fill_map(struct bpf_tables *t, int pid, const struct proc_map *m,
+			     struct st_umap *um)
+{
+	const struct unwind_table *ut = tables__table_of(t, pid, m);
+	const struct loaded_file *f = ut ? tables__load_file(t, ut) : NULL;
+	uint64_t vaddr;
+
+	*um = (struct st_umap){ .start = m->start, .end = m->end };
+	if (!f || !f->nrows || unwind_table__offset_to_vaddr(ut, m->pgoff, &vaddr))
+		return;
+	/* row pc = (addr - start + vaddr) - base */
+	um->bias = m->start - vaddr + ut->base;
+	um->first_row = f->first_row;
+	um->nrows = f->nrows;
+}
+
+int bpf_tables__add_process(struct bpf_tables *t, int pid)
+{
+	struct st_uproc *p = calloc(1, sizeof(*p));
+	struct proc_map *maps;
+	size_t n, i;
+	__u32 key = pid;
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = proc_maps__read(pid, &maps, &n);
+	if (err) {
+		free(p);
+		return err;
+	}
+	for (i = 0; i < n; i++) {
+		if (!(maps[i].prot & PROC_MAP_X) || maps[i].path[0] != '/')
+			continue;
+		if (p->n == ST_UNW_MAX_MAPS) {
+			t->st.maps_dropped++;
+			continue;
+		}
+		tables__fill_map(t, pid, &maps[i], &p->maps[p->n++]);
+	}
+	proc_maps__free(maps, n);
+	err = bpf_map_update_elem(t->procs_fd, &key, p, BPF_ANY);
+	free(p);
+	if (err) {
+		t->st.procs_no_room++;
+		return -ENOSPC;
+	}
+	t->st.procs++;
+	return 0;
+}
+
+void bpf_tables__remove_process(struct bpf_tables *t, int pid)
+{
+	__u32 key = pid;
+
+	if (!bpf_map_delete_elem(t->procs_fd, &key) && t->st.procs)
+		t->st.procs--;
+}
+
+const struct bpf_tables_stats *bpf_tables__stats(const struct bpf_tables *t)
+{
+	return &t->st;
+}
+
+void bpf_tables__report(const struct bpf_tables *t)
+{
+	const struct bpf_tables_stats *s = &t->st;
+
+	if (s->files_no_room)
+		fprintf(stderr, "stacktap: %llu files unwound by frame pointers: row table full\n",
+			(unsigned long long)s->files_no_room);
+	if (s->procs_no_room)
+		fprintf(stderr, "stacktap: %llu processes without tables: process table full\n",
+			(unsigned long long)s->procs_no_room);
+	if (s->maps_dropped)
+		fprintf(stderr, "stacktap: %llu executable mappings beyond %d per process ignored\n",
+			(unsigned long long)s->maps_dropped, ST_UNW_MAX_MAPS);
+}
+
+void bpf_tables__free(struct bpf_tables *t)
+{
+	if (!t)
+		return;
+	if (t->rows)
+		munmap(t->rows, t->rows_bytes);
+	unwind_cache__free(t->cache);
+	free(t->files);
+	free(t);
+}

@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One compact unwind table per ELF file (from .sframe, .eh_frame or .debug_frame), and a cache. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "lib/unwind/sframe.h"
+#include "lib/unwind/table.h"
+#include "lib/util/log.h"
+
+/* Where distributions install separate debug files (gdb's default debug-file-directory). */
+#define DEBUG_ROOT "/usr/lib/debug"
+
+static Elf *table__elf_begin(int fd, const char *name)
+{
+	static bool versioned;
+	Elf *elf;
+
+	if (!versioned) {
+		elf_version(EV_CURRENT);
+		versioned = true;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		st_err("unwind: %s: %s", name, elf_errmsg(-1));
+		errno = EINVAL;
+		return NULL;
+	}
+	return elf;
+}
+
+/* Only 64-bit x86 files: the row format and the unwinder are x86-64 specific. */
+static int table__check_elf(Elf *elf, const char *name)
+{
+	GElf_Ehdr eh;
+
+	if (elf_kind(elf) != ELF_K_ELF) {
+		st_err("unwind: %s: not an ELF file", name);
+		return -ENOEXEC;
+	}
+	if (!gelf_getehdr(elf, &eh)) {
+		st_err("unwind: %s: bad ELF header: %s", name, elf_errmsg(-1));
+		return -EINVAL;
+	}
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+		st_err("unwind: %s: not an x86-64 ELF file", name);
+		return -ENOEXEC;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		st_err("unwind: %s: not an executable or shared object (e_type %u)", name,
+		       eh.e_type);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+static int table__read_segs(Elf *elf, struct unwind_table *t)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+	bool have_base = false;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -EINVAL;
+	t->segs = calloc(n ? n : 1, sizeof(*t->segs));
+	if (!t->segs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		t->segs[t->nsegs++] = (struct unwind_seg){ .vaddr = ph.p_vaddr,
+							   .offset = ph.p_offset,
+							   .filesz = ph.p_filesz,
+							   .exec = ph.p_flags & PF_X };
+		if ((ph.p_flags & PF_X) && (!have_base || ph.p_vaddr < t->base)) {
+			t->base = ph.p_vaddr;
+			have_base = true;
+		}
+	}
+	if (!have_base) {
+		st_err("unwind: %s: no executable PT_LOAD segment", t->path);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+static Elf_Scn *table__section(Elf *elf, const char *want, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, shdr))
+			continue;
+		name = elf_strptr(elf, shstrndx, shdr->sh_name);
+		if (name && !strcmp(name, want))
+			return shdr->sh_type == SHT_NOBITS ? NULL : scn;
+	}
+	return NULL;
+}
+
+/* The NT_GNU_BUILD_ID note of any SHT_NOTE section. */
+static size_t table__build_id(Elf *elf, uint8_t *id)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Nhdr nh;
+	size_t off, next, name_off, desc_off;
+	Elf_Data *d;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (off = 0; d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0;
+		     off = next) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)d->d_buf + name_off, "GNU", 4) || !nh.n_descsz)
+				continue;
+			if (nh.n_descsz > UNWIND_ID_MAX)
+				nh.n_descsz = UNWIND_ID_MAX;
+			memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
+			return nh.n_descsz;
+		}
+	}
+	return 0;
+}
+
+/* No build ID: two FNV-1a passes (different seeds) over the whole image make a 16-byte key. */
+static int table__content_hash(Elf *elf, struct unwind_table *t)
+{
+	uint64_t h[2] = { 0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL };
+	size_t size, i;
+	const uint8_t *p = (const uint8_t *)elf_rawfile(elf, &size);
+
+	if (!p)
+		return -EINVAL;
+	for (i = 0; i < size; i++) {
+		h[0] = (h[0] ^ p[i]) * 0x100000001b3ULL;
+		h[1] = (h[1] ^ p[i]) * 0x100000001b3ULL;
+	}
+	memcpy(t->id, h, sizeof(h));
+	t->id_len = sizeof(h);
+	t->id_is_hash = true;
+	return 0;
+}
+
+static int table__read_id(Elf *elf, struct unwind_table *t)
+{
+	t->id_len = table__build_id(elf, t->id);
+	return t->id_len ? 0 : table__content_hash(elf, t);
+}
+
+/* Is any part of link-time [lo, hi) already covered by a (finished) row with a rule? */
+static bool table__covered(uint64_t lo, uint64_t hi, void *ctx)
+{
+	const struct unwind_table *t = ctx;
+	const struct unwind_rows *v = &t->rows;
+	const struct unwind_row *r;
+	uint64_t end;
+	size_t i;
+
+	if (lo < t->base || lo - t->base > UINT32_MAX)
+		return false;
+	end = hi - t->base > UINT32_MAX ? UINT32_MAX : hi - t->base;
+	r = unwind_rows__find(v, (uint32_t)(lo - t->base));
+	if (r && r->cfa != UNWIND_CFA_NONE)
+		return true;
+	for (i = r ? (size_t)(r - v->rows) + 1 : 0; i < v->n && v->rows[i].pc < end; i++)
+		if (v->rows[i].cfa != UNWIND_CFA_NONE)
+			return true;
+	return false;
+}
+
+static int table__from_sframe(Elf *elf, struct unwind_table *t, bool *used)
+{
+	struct cfi_source src = { .name = t->path, .base = t->base,
+				  .skip = table__covered, .skip_ctx = t };
+	char why[160] = "";
+	GElf_Shdr sh;
+	Elf_Scn *scn = table__section(elf, ".sframe", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	int err;
+
+	*used = false;
+	if (!scn)
+		return 0;
+	if (!d || !d->d_buf) {
+		st_warn("unwind: %s: cannot read .sframe; using .eh_frame", t->path);
+		return 0;
+	}
+	err = sframe__read(d->d_buf, d->d_size, sh.sh_addr, t->base, &t->rows, why, sizeof(why));
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		st_warn("unwind: %s: .sframe: %s; using .eh_frame", t->path, why);
+		return 0;
+	}
+	*used = true;
+	t->source = UNWIND_SRC_SFRAME;
+	unwind_rows__finish(&t->rows);
+	/* Code SFrame does not describe (crt1.o's _start, hand-written asm) keeps its CFI. */
+	err = cfi__read_eh_frame(elf, &src, &t->rows, &t->cfi);
+	t->eh_fill_fdes = t->cfi.fdes - t->cfi.skipped_fdes;
+	return err == -ENOENT || err == -EINVAL ? 0 : err;
+}
+
+static uint32_t table__file_crc(const char *path, struct stat *st)
+{
+	uint32_t crc = 0;
+	void *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, st) == 0 && st->st_size > 0) {
+		p = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			crc = (uint32_t)crc32(0, p, (uInt)st->st_size);
+			munmap(p, (size_t)st->st_size);
+		}
+	}
+	close(fd);
+	return crc;
+}
+
+/* The .gnu_debuglink name and CRC, with the name checked to end inside the section. */
+static const char *table__debuglink(Elf *elf, uint32_t *crc)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = table__section(elf, ".gnu_debuglink", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	const char *name;
+	size_t len, crc_off;
+
+	if (!d || !d->d_buf || d->d_size < 8)
+		return NULL;
+	name = d->d_buf;
+	len = strnlen(name, d->d_size);
+	crc_off = (len + 4) & ~(size_t)3;
+	if (!len || len == d->d_size || crc_off + 4 > d->d_size || strchr(name, '/'))
+		return NULL;
+	memcpy(crc, (const char *)d->d_buf + crc_off, 4);
+	return name;
+}
+
+/* Append one candidate path a + b + c + d; a path that does not fit is left out. */
+static void table__cand(char cand[][PATH_MAX], int *n, const char *a, const char *b,
+			const char *c, const char *d)
+{
+	const char *part[4] = { a, b, c, d };
+	size_t len = 0, l;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		l = strlen(part[i]);
+		if (len + l >= PATH_MAX)
+			return;
+		memcpy(cand[*n] + len, part[i], l);
+		len += l;
+	}
+	cand[*n][len] = '\0';
+	(*n)++;
+}
+
+/* Candidate debug files: by build ID, then .gnu_debuglink in the three usual places. */
+static int table__debug_candidates(Elf *elf, const struct unwind_table *t, char cand[4][PATH_MAX],
+				   uint32_t *crc, int *nbyid)
+{
+	char dir[PATH_MAX], hex[2 * UNWIND_ID_MAX + 1], sub[8];
+	const char *link = table__debuglink(elf, crc), *slash = strrchr(t->path, '/');
+	size_t dlen = slash ? (size_t)(slash - t->path) : 1;
+	int n = 0;
+
+	if (t->id_len && !t->id_is_hash) {
+		unwind_table__id_hex(t, hex, sizeof(hex));
+		snprintf(sub, sizeof(sub), "/%.2s/", hex);
+		table__cand(cand, &n, DEBUG_ROOT "/.build-id", sub, hex + 2, ".debug");
+	}
+	*nbyid = n;
+	if (!link || dlen >= sizeof(dir))
+		return n;
+	memcpy(dir, slash ? t->path : ".", dlen);
+	dir[dlen] = '\0';
+	table__cand(cand, &n, dir, "/", link, "");
+	table__cand(cand, &n, dir, "/.debug/", link, "");
+	if (dir[0] == '/')
+		table__cand(cand, &n, DEBUG_ROOT, dir, "/", link);
+	return n;
+}
+
+static int table__from_debug_file(struct unwind_table *t, const char *path)
+{
+	struct cfi_source src = { .name = path, .base = t->base };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	Elf *elf;
+
+	if (fd < 0)
+		return -errno;
+	elf = table__elf_begin(fd, path);
+	err = elf ? cfi__read_debug_frame(elf, &src, &t->rows, &t->cfi) : -EINVAL;
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (!err) {
+		t->cfi_path = strdup(path);
+		t->source = UNWIND_SRC_DEBUG_FRAME;
+		if (!t->cfi_path)
+			err = -ENOMEM;
+	}
+	return err;
+}
+
+static int table__from_debug(Elf *elf, struct unwind_table *t)
+{
+	struct cfi_source src = { .name = t->path, .base = t->base };
+	char (*cand)[PATH_MAX];
+	struct stat self, st;
+	uint32_t crc = 0;
+	int i, n, nbyid, err;
+
+	err = cfi__read_debug_frame(elf, &src, &t->rows, &t->cfi);
+	if (err != -ENOENT) {
+		if (!err)
+			t->source = UNWIND_SRC_DEBUG_FRAME;
+		return err;
+	}
+	cand = calloc(4, sizeof(*cand));
+	if (!cand)
+		return -ENOMEM;
+	n = table__debug_candidates(elf, t, cand, &crc, &nbyid);
+	if (stat(t->path, &self) != 0)
+		memset(&self, 0, sizeof(self));
+	for (i = 0, err = -ENOENT; i < n && err == -ENOENT; i++) {
+		if (stat(cand[i], &st) != 0 || (st.st_ino == self.st_ino && st.st_dev == self.st_dev))
+			continue;
+		/* Build-ID paths name their file; a debuglink must match its CRC. */
+		if (i >= nbyid && table__file_crc(cand[i], &st) != crc)
+			continue;
+		err = table__from_debug_file(t, cand[i]);
+	}
+	free(cand);
+	return err;
+}
+
+/* Sum of executable sections, and the part of it rows give a usable rule. */
+static void table__coverage(Elf *elf, struct unwind_table *t)
+{
+	const struct unwind_rows *v = &t->rows;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	uint64_t lo, hi, a, b;
+	size_t i;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !(sh.sh_flags & SHF_ALLOC) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		t->exec_bytes += sh.sh_size;
+		for (i = 0; i + 1 < v->n; i++) {
+			if (v->rows[i].cfa == UNWIND_CFA_NONE ||
+			    v->rows[i].cfa == UNWIND_CFA_UNSUPPORTED)
+				continue;
+			lo = t->base + v->rows[i].pc;
+			hi = t->base + v->rows[i + 1].pc;
+			a = lo > sh.sh_addr ? lo : sh.sh_addr;
+			b = hi < sh.sh_addr + sh.sh_size ? hi : sh.sh_addr + sh.sh_size;
+			if (a < b)
+				t->covered_bytes += b - a;
+		}
+	}
+}
+
+static int table__fill(Elf *elf, struct unwind_table *t)
+{
+	struct cfi_source src = { .name = t->path };
+	bool used;
+	int err;
+
+	err = table__read_segs(elf, t);
+	if (!err)
+		err = table__read_id(elf, t);
+	if (!err)
+		err = table__from_sframe(elf, t, &used);
+	if (err || used)
+		goto out;
+	src.base = t->base;
+	err = cfi__read_eh_frame(elf, &src, &t->rows, &t->cfi);
+	if (!err)
+		t->source = UNWIND_SRC_EH_FRAME;
+	else if (err == -ENOENT)
+		err = table__from_debug(elf, t);
+	if (err == -ENOENT)
+		err = 0; /* no unwind information at all: UNWIND_SRC_NONE */
+out:
+	if (err)
+		return err;
+	unwind_rows__finish(&t->rows);
+	table__coverage(elf, t);
+	return 0;
+}
+
+static struct unwind_table *table__build_elf(Elf *elf, const char *name)
+{
+	struct unwind_table *t = calloc(1, sizeof(*t));
+	int err = -ENOMEM;
+
+	if (!t || !(t->path = strdup(name)))
+		goto err_free;
+	err = table__check_elf(elf, name);
+	if (!err)
+		err = table__fill(elf, t);
+	if (!err)
+		return t;
+	if (err == -ENOMEM)
+		st_err("unwind: %s: out of memory", name);
+err_free:
+	unwind_table__free(t);
+	errno = -err;
+	return NULL;
+}
+
+struct unwind_table *unwind_table__build_fd(int fd, const char *name)
+{
+	struct unwind_table *t;
+	Elf *elf = table__elf_begin(fd, name);
+
+	if (!elf)
+		return NULL;
+	t = table__build_elf(elf, name);
+	elf_end(elf);
+	return t;
+}
+
+struct unwind_table *unwind_table__build(const char *path)
+{
+	struct unwind_table *t;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		err = errno;
+		st_err("unwind: %s: %s", path, strerror(err));
+		errno = err;
+		return NULL;
+	}
+	t = unwind_table__build_fd(fd, path);
+	err = errno;
+	close(fd);
+	errno = err;
+	return t;
+}
+
+void unwind_table__free(struct unwind_table *t)
+{
+	if (!t)
+		return;
+	unwind_rows__release(&t->rows);
+	free(t->segs);
+	free(t->cfi_path);
+	free(t->path);
+	free(t);
+}
+
+const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t vaddr)
+{
+	if (vaddr < t->base || vaddr - t->base > UINT32_MAX)
+		return NULL;
+	return unwind_rows__find(&t->rows, (uint32_t)(vaddr - t->base));
+}
+
+int unwind_table__offset_to_vaddr(const struct unwind_table *t, uint64_t off, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsegs; i++) {
+		const struct unwind_seg *s = &t->segs[i];
+
+		if (off >= s->offset && off - s->offset < s->filesz) {
+			*vaddr = s->vaddr + (off - s->offset);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+char *unwind_table__id_hex(const struct unwind_table *t, char *buf, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < t->id_len && 2 * i + 2 < len; i++)
+		snprintf(buf + 2 * i, 3, "%02x", t->id[i]);
+	return buf;
+}
+
+const char *unwind_source_name(enum unwind_source s)
+{
+	switch (s) {
+	case UNWIND_SRC_SFRAME:
+		return "sframe";
+	case UNWIND_SRC_EH_FRAME:
+		return "eh_frame";
+	case UNWIND_SRC_DEBUG_FRAME:
+		return "debug_frame";
+	default:
+		return "none";
+	}
+}
+
+/* --- cache ----------------------------------------------------------------- */
+
+struct unwind_cache {
+	struct unwind_table **tables;
+	size_t n, cap;
+	uint64_t hits, builds;
+};
+
+struct unwind_cache *unwind_cache__new(void)
+{
+	struct unwind_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		errno = ENOMEM;
+	return c;
+}
+
+static struct unwind_table *cache__lookup(struct unwind_cache *c, const uint8_t *id, size_t len,
+					  bool is_hash)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->tables[i]->id_len == len && c->tables[i]->id_is_hash == is_hash &&
+		    !memcmp(c->tables[i]->id, id, len))
+			return c->tables[i];
+	return NULL;
+}
+
+static int cache__add(struct unwind_cache *c, struct unwind_table *t)
+{
+	struct unwind_table **v;
+	size_t cap;
+
+	if (c->n == c->cap) {
+		cap = c->cap ? c->cap * 2 : 16;
+		if (cap > SIZE_MAX / sizeof(*v))
+			return -ENOMEM;
+		v = realloc(c->tables, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		c->tables = v;
+		c->cap = cap;
+	}
+	c->tables[c->n++] = t;
+	return 0;
+}
+
+struct unwind_table *unwind_cache__get_fd(struct unwind_cache *c, int fd, const char *name)
+{
+	struct unwind_table *t;
+	uint8_t id[UNWIND_ID_MAX];
+	size_t len;
+	Elf *elf = table__elf_begin(fd, name);
+
+	if (!elf)
+		return NULL;
+	/* Files without a build ID are hashed whole: build, then look the hash up. */
+	len = elf_kind(elf) == ELF_K_ELF ? table__build_id(elf, id) : 0;
+	t = len ? cache__lookup(c, id, len, false) : NULL;
+	if (t) {
+		c->hits++;
+		elf_end(elf);
+		return t;
+	}
+	t = table__build_elf(elf, name);
+	elf_end(elf);
+	if (!t)
+		return NULL;
+	if (t->id_is_hash) {
+		struct unwind_table *old = cache__lookup(c, t->id, t->id_len, true);
+
+		if (old) {
+			unwind_table__free(t);
+			c->hits++;
+			return old;
+		}
+	}
+	c->builds++;
+	if (cache__add(c, t)) {
+		unwind_table__free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return t;
+}
+
+struct unwind_table *unwind_cache__get(struct unwind_cache *c, const char *path)
+{
+	struct unwind_table *t;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		err = errno;
+		st_err("unwind: %s: %s", path, strerror(err));
+		errno = err;
+		return NULL;
+	}
+	t = unwind_cache__get_fd(c, fd, path);
+	err = errno;
+	close(fd);
+	errno = err;
+	return t;
+}
+
+void unwind_cache__stats(const struct unwind_cache *c, uint64_t *hits, uint64_t *builds)
+{
+	*hits = c->hits;
+	*builds = c->builds;
+}
+
+void unwind_cache__free(struct unwind_cache *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n; i++)
+		unwind_table__free(c->tables[i]);
+	free(c->tables);
+	free(c);
+}

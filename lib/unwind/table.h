@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One compact unwind table per ELF file (from .sframe, .eh_frame or .debug_frame), and a cache. */
+#ifndef ST_UNWIND_TABLE_H
+#define ST_UNWIND_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/unwind/cfi.h"
+#include "lib/unwind/rows.h"
+
+/* A GNU build ID is 20 bytes (SHA-1); longer notes are cut, keys stay unique enough. */
+#define UNWIND_ID_MAX 20
+
+enum unwind_source {
+	UNWIND_SRC_NONE,        /* no unwind information: zero rows */
+	UNWIND_SRC_SFRAME,      /* .sframe (gaps filled from .eh_frame, see eh_fill_fdes) */
+	UNWIND_SRC_EH_FRAME,    /* .eh_frame through libdw */
+	UNWIND_SRC_DEBUG_FRAME, /* .debug_frame of the file or of its separate debug file */
+};
+
+/* A PT_LOAD segment, to turn file offsets of a mapping into link-time vaddrs. */
+struct unwind_seg {
+	uint64_t vaddr, offset, filesz;
+	bool exec;
+};
+
+struct unwind_table {
+	char *path;      /* the ELF file the table describes */
+	char *cfi_path;  /* where the rows were read when not from @path (debug file), or NULL */
+	uint8_t id[UNWIND_ID_MAX];
+	size_t id_len;
+	bool id_is_hash; /* no build-ID note: @id is a content hash of the file */
+	uint64_t base;   /* lowest executable PT_LOAD vaddr; row pc = vaddr - base */
+	enum unwind_source source;
+	struct unwind_rows rows; /* finished: sorted, merged; includes unsupported counts */
+	struct cfi_stats cfi;    /* of the .eh_frame / .debug_frame walk */
+	uint64_t eh_fill_fdes;   /* .eh_frame FDEs used where .sframe had nothing (e.g. _start) */
+	uint64_t exec_bytes;     /* bytes of executable sections */
+	uint64_t covered_bytes;  /* of those, bytes with a usable rule (not NONE/UNSUPPORTED) */
+	struct unwind_seg *segs;
+	size_t nsegs;
+};
+
+/**
+ * unwind_table__build() - read @path and build its table.
+ *
+ * A file without any unwind section gets a table with source UNWIND_SRC_NONE
+ * and no rows (so a cache remembers it).
+ *
+ * Return: the table, or NULL with errno set (ENOENT, EACCES, ENOEXEC for a
+ * file that is not an x86-64 ELF executable or library, EINVAL for a broken
+ * one, ENOMEM). The reason is logged once, naming @path.
+ */
+struct unwind_table *unwind_table__build(const char *path);
+
+/**
+ * unwind_table__build_fd() - the same over an open fd (not closed; @name is for messages
+ * and for finding a separate debug file next to it).
+ *
+ * Return: the table, or NULL with errno set.
+ */
+struct unwind_table *unwind_table__build_fd(int fd, const char *name);
+
+/** unwind_table__free() - free a table; NULL is fine. */
+void unwind_table__free(struct unwind_table *t);
+
+/**
+ * unwind_table__find() - the row covering link-time @vaddr.
+ *
+ * Return: the row (possibly UNWIND_CFA_NONE), or NULL when @vaddr lies below
+ * the first row or outside the 32-bit range above the base.
+ */
+const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t vaddr);
+
+/**
+ * unwind_table__offset_to_vaddr() - link-time vaddr of file offset @off.
+ *
+ * Return: 0, or -ENOENT when no PT_LOAD segment holds @off.
+ */
+int unwind_table__offset_to_vaddr(const struct unwind_table *t, uint64_t off, uint64_t *vaddr);
+
+/**
+ * unwind_table__id_hex() - the build ID (or content hash) in hex, NUL-terminated.
+ *
+ * Return: @buf.
+ */
+char *unwind_table__id_hex(const struct unwind_table *t, char *buf, size_t len);
+
+/** unwind_source_name() - "sframe", "eh_frame", "debug_frame" or "none". */
+const char *unwind_source_name(enum unwind_source s);
+
+/* --- cache: many processes map the same libc ------------------------------ */
+
+struct unwind_cache;
+
+/**
+ * unwind_cache__new() - an empty cache of tables keyed by build ID.
+ *
+ * Return: the cache, or NULL with errno = ENOMEM.
+ */
+struct unwind_cache *unwind_cache__new(void);
+
+/**
+ * unwind_cache__get() - the table of @path, built on first use.
+ *
+ * The build ID is read first (cheap: notes only); a table with the same ID is
+ * returned without rebuilding. The cache owns the table.
+ *
+ * Return: the table, or NULL with errno set (see unwind_table__build()).
+ */
+struct unwind_table *unwind_cache__get(struct unwind_cache *c, const char *path);
+
+/** unwind_cache__get_fd() - the same for an open fd (e.g. /proc/PID/map_files/...). */
+struct unwind_table *unwind_cache__get_fd(struct unwind_cache *c, int fd, const char *name);
+
+/** unwind_cache__stats() - lookups answered from the cache, and tables built. */
+void unwind_cache__stats(const struct unwind_cache *c, uint64_t *hits, uint64_t *builds);
+
+/** unwind_cache__free() - free the cache and every table in it; NULL is fine. */
+void unwind_cache__free(struct unwind_cache *c);
+
+#endif

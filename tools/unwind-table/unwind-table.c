@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/* stacktap unwind-table: print the compact unwind table of an ELF file, or the row for one address. */
+#include <argp.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/unwind/table.h"
+#include "lib/util/log.h"
+#include "lib/util/parse.h"
+
+struct ut_env {
+	const char *file;
+	uint64_t addr;
+	bool have_addr;
+	bool quiet_rows; /* --summary: header only */
+};
+
+static const char ut_doc[] =
+	"Print the compact unwind table stacktap builds for an ELF file (from .sframe,\n"
+	"else .eh_frame, else .debug_frame), or the row covering one address.\n"
+	"\v"
+	"Rows are printed with link-time addresses (base + pc). Columns: vaddr, the CFA\n"
+	"rule (rsp+N, rbp+N, plt, outermost, unsupported, none) and where the caller's\n"
+	"rbp is (same, undef, c+N = saved at CFA+N). The return address is at CFA-8.\n"
+	"\n"
+	"EXAMPLES:\n"
+	"    stacktap unwind-table /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+	"        whole table of libc\n"
+	"    stacktap unwind-table --summary /usr/bin/python3\n"
+	"        source, build ID, row count, coverage, unsupported rules\n"
+	"    stacktap unwind-table --addr 0x27290 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+	"        the row that covers link-time address 0x27290\n";
+
+static const struct argp_option ut_opts[] = {
+	{ "addr", 'a', "ADDR", 0, "print only the row covering link-time address ADDR", 0 },
+	{ "summary", 's', NULL, 0, "print the header only, no rows", 0 },
+	{},
+};
+
+static error_t ut_parse(int key, char *arg, struct argp_state *state)
+{
+	struct ut_env *env = state->input;
+
+	switch (key) {
+	case 'a':
+		if (parse_u64(arg, 0, UINT64_MAX, &env->addr))
+			argp_error(state, "bad address '%s' (decimal or 0x hex)", arg);
+		env->have_addr = true;
+		break;
+	case 's':
+		env->quiet_rows = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (env->file)
+			argp_error(state, "one FILE only");
+		env->file = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!env->file)
+			argp_error(state, "FILE is required");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* "rsp+16", "plt", ... into @buf. */
+static const char *ut_cfa(const struct unwind_row *r, char *buf, size_t len)
+{
+	static const char *const names[] = { [UNWIND_CFA_PLT] = "plt",
+					     [UNWIND_CFA_OUTERMOST] = "outermost",
+					     [UNWIND_CFA_UNSUPPORTED] = "unsupported",
+					     [UNWIND_CFA_NONE] = "none" };
+
+	if (r->cfa == UNWIND_CFA_RSP || r->cfa == UNWIND_CFA_RBP)
+		snprintf(buf, len, "%s%+d", r->cfa == UNWIND_CFA_RSP ? "rsp" : "rbp", r->cfa_off);
+	else
+		snprintf(buf, len, "%s", r->cfa < 6 ? names[r->cfa] : "?");
+	return buf;
+}
+
+static const char *ut_rbp(const struct unwind_row *r, char *buf, size_t len)
+{
+	if (r->rbp == UNWIND_RBP_SAVED)
+		snprintf(buf, len, "c%+d", r->rbp_off * 8);
+	else
+		snprintf(buf, len, "%s", r->rbp == UNWIND_RBP_SAME ? "same" : "undef");
+	return buf;
+}
+
+static void ut_print_row(const struct unwind_table *t, const struct unwind_row *r)
+{
+	char cfa[32], rbp[32];
+
+	printf("%#014" PRIx64 "  %-12s %s\n", t->base + r->pc, ut_cfa(r, cfa, sizeof(cfa)),
+	       ut_rbp(r, rbp, sizeof(rbp)));
+}
+
+static void ut_print_header(const struct unwind_table *t)
+{
+	char id[2 * UNWIND_ID_MAX + 1];
+	int i, any = 0;
+
+	printf("file: %s\n", t->path);
+	printf("source: %s%s%s\n", unwind_source_name(t->source), t->cfi_path ? " from " : "",
+	       t->cfi_path ? t->cfi_path : "");
+	printf("%s: %s\n", t->id_is_hash ? "content-hash" : "build-id",
+	       unwind_table__id_hex(t, id, sizeof(id)));
+	printf("base: %#" PRIx64 "\n", t->base);
+	printf("rows: %zu\n", t->rows.n);
+	printf("bytes: %zu\n", t->rows.n * sizeof(struct unwind_row));
+	printf("coverage: %.1f%% of %" PRIu64 " executable bytes\n",
+	       t->exec_bytes ? 100.0 * (double)t->covered_bytes / (double)t->exec_bytes : 0.0,
+	       t->exec_bytes);
+	printf("fdes: %" PRIu64 " (signal %" PRIu64 ", bad %" PRIu64 ")\n", t->cfi.fdes,
+	       t->cfi.signal_fdes, t->cfi.bad_entries);
+	if (t->source == UNWIND_SRC_SFRAME)
+		printf("eh_frame-fill-fdes: %" PRIu64 "\n", t->eh_fill_fdes);
+	printf("unsupported:");
+	for (i = 0; i < UNW_UNSUP_MAX; i++) {
+		if (!t->rows.unsupported[i])
+			continue;
+		printf(" %s=%" PRIu64, unwind_unsupported_name(i), t->rows.unsupported[i]);
+		any = 1;
+	}
+	printf("%s\n", any ? "" : " none");
+}
+
+static int ut_print_addr(const struct unwind_table *t, uint64_t addr)
+{
+	const struct unwind_row *r = unwind_table__find(t, addr);
+
+	if (!r || r->cfa == UNWIND_CFA_NONE) {
+		st_err("unwind-table: %s: no row covers %#" PRIx64, t->path, addr);
+		return 1;
+	}
+	ut_print_row(t, r);
+	return 0;
+}
+
+int unwind_table_main(int argc, char **argv)
+{
+	struct ut_env env = { 0 };
+	const struct argp argp = { ut_opts, ut_parse, "FILE", ut_doc };
+	struct unwind_table *t;
+	size_t i;
+	int ret = 0;
+
+	argp_err_exit_status = 2; /* usage errors; --help exits 0 */
+	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
+		return 2;
+	/* The builder has logged why ("stacktap: unwind: FILE: reason"), once. */
+	t = unwind_table__build(env.file);
+	if (!t)
+		return 1;
+	if (t->source == UNWIND_SRC_NONE) {
+		st_err("unwind-table: %s: no unwind information (.sframe, .eh_frame, .debug_frame)",
+		       env.file);
+		ret = 1;
+	} else if (env.have_addr) {
+		ret = ut_print_addr(t, env.addr);
+	} else {
+		ut_print_header(t);
+		if (!env.quiet_rows) {
+			printf("%14s  %-12s %s\n", "vaddr", "cfa", "rbp");
+			for (i = 0; i < t->rows.n; i++)
+				ut_print_row(t, &t->rows.rows[i]);
+		}
+	}
+	unwind_table__free(t);
+	return ret;
+}
