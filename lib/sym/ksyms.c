@@ -20,7 +20,7 @@ struct ksyms {
 	char *text;          /* the file, names terminated in place */
 	struct ksym *syms;   /* sorted by (addr, file order) */
 	size_t n;
-	uint32_t *name_ix;   /* open-addressing hash of syms indexes, UINT32_MAX empty */
+	uint64_t *name_ix;   /* open-addressing hash of names, see ksyms__slot() */
 	size_t name_mask;
 	size_t skipped;      /* malformed lines */
 };
@@ -215,15 +215,35 @@ static int ksym__cmp(const void *pa, const void *pb)
 	return a->name < b->name ? -1 : a->name > b->name;
 }
 
-/* The kernel lists vmlinux in address order; skipping a needless sort saves ~5 ms. */
-static bool ksyms__sorted(const struct ksyms *ks)
+/*
+ * The kernel lists vmlinux in address order and appends modules, BPF and
+ * ftrace trampolines: sort only the tail after the sorted prefix and merge,
+ * which saves most of a full qsort (~8 ms on 120k symbols).
+ */
+static int ksyms__sort(struct ksyms *ks)
 {
-	size_t i;
+	size_t k = 1, i, j, out, nt;
+	struct ksym *tail;
 
-	for (i = 1; i < ks->n; i++)
-		if (ksym__cmp(&ks->syms[i - 1], &ks->syms[i]) > 0)
-			return false;
-	return true;
+	while (k < ks->n && ksym__cmp(&ks->syms[k - 1], &ks->syms[k]) <= 0)
+		k++;
+	if (k >= ks->n)
+		return 0;
+	nt = ks->n - k;
+	tail = malloc(nt * sizeof(*tail));
+	if (!tail)
+		return -ENOMEM;
+	qsort(ks->syms + k, nt, sizeof(*tail), ksym__cmp);
+	memcpy(tail, ks->syms + k, nt * sizeof(*tail));
+	/* Merge from the back: the output never overtakes the unread prefix. */
+	for (i = k, j = nt, out = ks->n; j > 0; out--) {
+		if (i > 0 && ksym__cmp(&ks->syms[i - 1], &tail[j - 1]) > 0)
+			ks->syms[out - 1] = ks->syms[--i];
+		else
+			ks->syms[out - 1] = tail[--j];
+	}
+	free(tail);
+	return 0;
 }
 
 static uint64_t ksyms__hash(const char *s)
@@ -235,25 +255,42 @@ static uint64_t ksyms__hash(const char *s)
 	return h;
 }
 
+/* A slot: 0 when empty, else (hash high 32 bits << 32) | (index + 1). */
+static uint64_t ksyms__slot(uint64_t h, size_t ix)
+{
+	return (h & 0xffffffff00000000ull) | (uint64_t)(ix + 1);
+}
+
+/* Return: the first slot holding @name (or the empty slot where it would go). */
+static size_t ksyms__probe(const struct ksyms *ks, const char *name, uint64_t h)
+{
+	size_t i;
+	uint64_t e;
+
+	for (i = h & ks->name_mask; (e = ks->name_ix[i]); i = (i + 1) & ks->name_mask)
+		if ((e >> 32) == (h >> 32) &&
+		    !strcmp(ks->syms[(uint32_t)e - 1].name, name))
+			break;
+	return i;
+}
+
 /* The first symbol in address order wins a name shared by several (static) functions. */
 static int ksyms__index_names(struct ksyms *ks)
 {
-	size_t size = 16, i, h;
+	size_t size = 16, i, slot;
+	uint64_t h;
 
 	while (size < 2 * ks->n)
 		size *= 2;
-	ks->name_ix = malloc(size * sizeof(*ks->name_ix));
+	ks->name_ix = calloc(size, sizeof(*ks->name_ix));
 	if (!ks->name_ix)
 		return -ENOMEM;
-	memset(ks->name_ix, 0xff, size * sizeof(*ks->name_ix));
 	ks->name_mask = size - 1;
 	for (i = 0; i < ks->n; i++) {
-		for (h = ksyms__hash(ks->syms[i].name) & ks->name_mask;
-		     ks->name_ix[h] != UINT32_MAX; h = (h + 1) & ks->name_mask)
-			if (!strcmp(ks->syms[ks->name_ix[h]].name, ks->syms[i].name))
-				break;
-		if (ks->name_ix[h] == UINT32_MAX)
-			ks->name_ix[h] = (uint32_t)i;
+		h = ksyms__hash(ks->syms[i].name);
+		slot = ksyms__probe(ks, ks->syms[i].name, h);
+		if (!ks->name_ix[slot])
+			ks->name_ix[slot] = ksyms__slot(h, i);
 	}
 	return 0;
 }
@@ -282,9 +319,9 @@ struct ksyms *ksyms__load(const char *path)
 	}
 	if (err)
 		goto err_log;
-	if (!ksyms__sorted(ks))
-		qsort(ks->syms, ks->n, sizeof(*ks->syms), ksym__cmp);
-	err = ksyms__index_names(ks);
+	err = ksyms__sort(ks);
+	if (!err)
+		err = ksyms__index_names(ks);
 	if (err)
 		goto err_log;
 	if (ks->skipped)
@@ -326,13 +363,9 @@ const struct ksym *ksyms__find(const struct ksyms *ks, uint64_t addr)
 
 const struct ksym *ksyms__by_name(const struct ksyms *ks, const char *name)
 {
-	size_t h;
+	uint64_t e = ks->name_ix[ksyms__probe(ks, name, ksyms__hash(name))];
 
-	for (h = ksyms__hash(name) & ks->name_mask; ks->name_ix[h] != UINT32_MAX;
-	     h = (h + 1) & ks->name_mask)
-		if (!strcmp(ks->syms[ks->name_ix[h]].name, name))
-			return &ks->syms[ks->name_ix[h]];
-	return NULL;
+	return e ? &ks->syms[(uint32_t)e - 1] : NULL;
 }
 
 size_t ksyms__count(const struct ksyms *ks)

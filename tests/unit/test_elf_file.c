@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit test of lib/sym/elf_file: this test binary, libc, and malformed files. */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/sym/elf_file.h"
+#include "tests/unit/check.h"
+
+int main(void);
+
+__attribute__((noinline)) int elf_test_target(int x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x * 3 + 1;
+}
+
+__attribute__((noinline)) static int elf_test_local(int x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x * 5 + 2;
+}
+
+/* What the dynamic loader says about one object: bias, phdrs, name. */
+struct dl_obj {
+	const char *want;           /* "" for the main program, else a name substring */
+	uint64_t bias;
+	const ElfW(Phdr) *phdr;
+	int phnum;
+	char name[256];
+	int found;
+};
+
+static int dl_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct dl_obj *o = arg;
+
+	if (o->want[0] ? !strstr(info->dlpi_name, o->want) : info->dlpi_name[0] != '\0')
+		return 0;
+	o->bias = info->dlpi_addr;
+	o->phdr = info->dlpi_phdr;
+	o->phnum = info->dlpi_phnum;
+	snprintf(o->name, sizeof(o->name), "%s", info->dlpi_name);
+	o->found = 1;
+	return 1;
+}
+
+/* The build ID as the loader mapped it: PT_NOTE parsed by hand, not by libelf. */
+static size_t mem_build_id(const struct dl_obj *o, const uint8_t **id)
+{
+	const char *p, *end;
+	const ElfW(Nhdr) *nh;
+	int i;
+
+	for (i = 0; i < o->phnum; i++) {
+		if (o->phdr[i].p_type != PT_NOTE)
+			continue;
+		p = (const char *)(o->bias + o->phdr[i].p_vaddr);
+		end = p + o->phdr[i].p_memsz;
+		while (p + sizeof(*nh) <= end) {
+			nh = (const ElfW(Nhdr) *)p;
+			p += sizeof(*nh);
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(p, "GNU", 4)) {
+				*id = (const uint8_t *)p + 4;
+				return nh->n_descsz;
+			}
+			p += (nh->n_namesz + 3) / 4 * 4 + (nh->n_descsz + 3) / 4 * 4;
+		}
+	}
+	return 0;
+}
+
+/* File offset of @vaddr from the loader's phdrs. */
+static uint64_t mem_vaddr_to_off(const struct dl_obj *o, uint64_t vaddr)
+{
+	int i;
+
+	for (i = 0; i < o->phnum; i++)
+		if (o->phdr[i].p_type == PT_LOAD && vaddr >= o->phdr[i].p_vaddr &&
+		    vaddr < o->phdr[i].p_vaddr + o->phdr[i].p_filesz)
+			return o->phdr[i].p_offset + (vaddr - o->phdr[i].p_vaddr);
+	return UINT64_MAX;
+}
+
+static void test_self(void)
+{
+	struct dl_obj o = { .want = "" };
+	const uint8_t *id = NULL, *mid = NULL;
+	uint64_t vaddr, lvaddr, off, v2;
+	const struct elf_sym *s;
+	struct elf_file *ef;
+	size_t len, mlen;
+
+	dl_iterate_phdr(dl_cb, &o);
+	CHECK(o.found);
+	ef = elf_file__open("/proc/self/exe");
+	CHECK(ef != NULL);
+	if (!ef)
+		return;
+	CHECK_STR(elf_file__name(ef), "/proc/self/exe");
+	CHECK(elf_file__is_dyn(ef) == (o.bias != 0));
+	vaddr = (uintptr_t)elf_test_target - o.bias;
+	s = elf_file__find_sym(ef, vaddr);
+	CHECK_STR(s ? s->name : NULL, "elf_test_target");
+	s = elf_file__find_sym(ef, vaddr + 1);
+	CHECK_STR(s ? s->name : NULL, "elf_test_target");
+	CHECK(s && s->size > 1);
+	s = elf_file__sym_by_name(ef, "elf_test_target");
+	CHECK_EQ_U64(s ? s->addr : 0, vaddr);
+	lvaddr = (uintptr_t)elf_test_local - o.bias;
+	s = elf_file__find_sym(ef, lvaddr);
+	CHECK_STR(s ? s->name : NULL, "elf_test_local");
+	s = elf_file__sym_by_name(ef, "main");
+	CHECK_EQ_U64(s ? s->addr : 0, (uintptr_t)main - o.bias);
+	CHECK(elf_file__sym_by_name(ef, "no_such_function_here") == NULL);
+
+	CHECK_EQ_U64(elf_file__vaddr_to_offset(ef, vaddr, &off), 0);
+	CHECK_EQ_U64(off, mem_vaddr_to_off(&o, vaddr));
+	CHECK_EQ_U64(elf_file__offset_to_vaddr(ef, off, &v2), 0);
+	CHECK_EQ_U64(v2, vaddr);
+	CHECK_EQ_U64(elf_file__offset_to_vaddr(ef, 1ull << 40, &v2), (uint64_t)-ENOENT);
+
+	len = elf_file__build_id(ef, &id);
+	mlen = mem_build_id(&o, &mid);
+	CHECK_EQ_U64(len, 20);
+	CHECK_EQ_U64(len, mlen);
+	CHECK(id && mid && len == mlen && !memcmp(id, mid, len));
+	elf_file__free(ef);
+}
+
+/* qsort as libc defines it: &qsort may be a sanitizer's interceptor. */
+static uint64_t libc_qsort(void)
+{
+	void *h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	void *f = h ? dlsym(h, "qsort") : NULL;
+
+	if (h)
+		dlclose(h);
+	return (uintptr_t)f;
+}
+
+static void test_libc(void)
+{
+	struct dl_obj o = { .want = "libc.so" };
+	const uint8_t *id = NULL, *mid = NULL;
+	const struct elf_sym *s;
+	struct elf_file *ef;
+	uint64_t vaddr;
+	size_t len;
+
+	dl_iterate_phdr(dl_cb, &o);
+	CHECK(o.found);
+	if (!o.found)
+		return;
+	ef = elf_file__open(o.name);
+	CHECK(ef != NULL);
+	if (!ef)
+		return;
+	vaddr = libc_qsort() - o.bias;
+	s = elf_file__sym_by_name(ef, "qsort");
+	CHECK_EQ_U64(s ? s->addr : 0, vaddr);
+	s = elf_file__find_sym(ef, vaddr + 4);
+	CHECK(s && s->addr == vaddr);
+	len = elf_file__build_id(ef, &id);
+	CHECK_EQ_U64(len, mem_build_id(&o, &mid));
+	CHECK(len && id && mid && !memcmp(id, mid, len));
+	elf_file__free(ef);
+}
+
+static char *write_tmp(const void *data, size_t len)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/test_elf_file.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
+		return NULL;
+	close(fd);
+	return path;
+}
+
+static void test_bad_files(void)
+{
+	Elf64_Ehdr eh = { 0 };
+	char head[512];
+	struct elf_file *ef;
+	const uint8_t *id;
+	const char *path;
+	FILE *f;
+
+	path = write_tmp("hello, not an ELF file\n", 23);
+	errno = 0;
+	CHECK(path && elf_file__open(path) == NULL);
+	CHECK_EQ_U64(errno, ENOEXEC);
+	unlink(path);
+
+	errno = 0;
+	CHECK(elf_file__open("/nonexistent/file") == NULL);
+	CHECK_EQ_U64(errno, ENOENT);
+
+	/* The head of a real ELF file: its program headers point past the end. */
+	f = fopen("/proc/self/exe", "rb");
+	CHECK(f && fread(head, 1, sizeof(head), f) == sizeof(head));
+	if (f)
+		fclose(f);
+	((Elf64_Ehdr *)head)->e_phoff = sizeof(head) - 8;
+	path = write_tmp(head, sizeof(head));
+	errno = 0;
+	CHECK(path && elf_file__open(path) == NULL);
+	CHECK_EQ_U64(errno, EINVAL);
+	unlink(path);
+
+	/* A bare header: valid, with no segments, symbols or build ID. */
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_EXEC;
+	eh.e_machine = EM_X86_64;
+	eh.e_version = EV_CURRENT;
+	eh.e_ehsize = sizeof(eh);
+	path = write_tmp(&eh, sizeof(eh));
+	ef = path ? elf_file__open(path) : NULL;
+	CHECK(ef != NULL);
+	CHECK(ef && !elf_file__is_dyn(ef));
+	CHECK(ef && elf_file__build_id(ef, &id) == 0 && id == NULL);
+	CHECK(ef && elf_file__find_sym(ef, 0x401000) == NULL);
+	CHECK(ef && elf_file__sym_by_name(ef, "main") == NULL);
+	elf_file__free(ef);
+	unlink(path);
+}
+
+/*
+ * fuzz/corpus/elf_file/tiny.so (built as fuzz/corpus/README.md says): .symtab
+ * and .dynsym both list tiny_weak (0x310, WEAK), tiny_global and tiny_alias
+ * (0x320, GLOBAL), _start; .symtab adds tiny_local (0x300, LOCAL, size 4).
+ */
+static void test_tiny(void)
+{
+	struct elf_file *ef = elf_file__open("fuzz/corpus/elf_file/tiny.so");
+	const struct elf_sym *s;
+	const uint8_t *id;
+
+	CHECK(ef != NULL);
+	if (!ef)
+		return;
+	CHECK_EQ_U64(elf_file__nr_syms(ef), 5);
+	CHECK(elf_file__is_dyn(ef));
+	CHECK_EQ_U64(elf_file__build_id(ef, &id), 20);
+	CHECK(id && !memcmp(id, "\x11\xd9\x86\x74\x5e\x21\x49\xd1\x7a\xad"
+			    "\xfc\xfa\x29\xc0\xd8\x11\x5d\xaf\x23\x58", 20));
+	s = elf_file__find_sym(ef, 0x300);
+	CHECK_STR(s ? s->name : NULL, "tiny_local");
+	CHECK(elf_file__find_sym(ef, 0x304) == NULL); /* past tiny_local's 4 bytes */
+	CHECK(elf_file__find_sym(ef, 0x2ff) == NULL);
+	s = elf_file__find_sym(ef, 0x313);
+	CHECK_STR(s ? s->name : NULL, "tiny_weak");
+	s = elf_file__find_sym(ef, 0x330);
+	CHECK_STR(s ? s->name : NULL, "tiny_alias"); /* globals tie: by name */
+	CHECK(elf_file__find_sym(ef, 0x331) == NULL);
+	s = elf_file__sym_by_name(ef, "tiny_global");
+	CHECK_EQ_U64(s ? s->addr : 0, 0x320);
+	CHECK_EQ_U64(s ? s->size : 0, 17);
+	elf_file__free(ef);
+}
+
+int main(void)
+{
+	test_tiny();
+	test_self();
+	test_libc();
+	test_bad_files();
+	CHECK(elf_test_target(1) == 4 && elf_test_local(1) == 7);
+	return CHECK_DONE();
+}

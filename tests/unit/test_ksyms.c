@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit test of lib/sym/ksyms: fixture kallsyms texts, then the real /proc/kallsyms. */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/sym/ksyms.h"
+#include "tests/unit/check.h"
+
+static const char fixture[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T _text\n"
+	"ffffffff81001000 t helper\n"
+	"ffffffff81002000 T schedule_fix\n"
+	"ffffffff81003000 D some_data\n"
+	"ffffffff81004000 W weak_fn\n"
+	"ffffffffc0001000 t mod_fn\t[mymod]\n"
+	"ffffffffc0002000 T mod_fn2\t[other_mod]\n"
+	"ffffffff81009000 t dup\n"
+	"ffffffff81000800 t dup\n"
+	"\n"
+	"garbage line\n"
+	"ffffffff8100zzzz T bad_hex\n"
+	"ffffffff81005000 T\n"
+	"ffffffff81006000 T name\t[unterminated\n"
+	"12345678901234567 T too_long_addr\n"
+	"ffffffff81007000 T two\t[mod]\textra\n"
+	"ffffffff81008000 T last_fn"; /* no final newline */
+
+static const char restricted[] =
+	"0000000000000000 T _stext\n"
+	"0000000000000000 t helper\n"
+	"0000000000000000 t mod_fn\t[mymod]\n";
+
+static char *write_tmp(const char *text, size_t len)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/test_ksyms.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+		return NULL;
+	close(fd);
+	return path;
+}
+
+static void test_fixture(void)
+{
+	const char *path = write_tmp(fixture, sizeof(fixture) - 1);
+	struct ksyms *ks = path ? ksyms__load(path) : NULL;
+	const struct ksym *s;
+
+	CHECK(ks != NULL);
+	if (!ks)
+		return;
+	unlink(path);
+	CHECK_EQ_U64(ksyms__count(ks), 10);
+	CHECK_EQ_U64(ksyms__skipped(ks), 6);
+	CHECK(ksyms__find(ks, 0xffffffff80ffffffull) == NULL);
+	s = ksyms__find(ks, 0xffffffff81000000ull);
+	CHECK(s && s->module == NULL);
+	CHECK_STR(s ? s->name : NULL, "_stext");
+	s = ksyms__find(ks, 0xffffffff810007ffull);
+	CHECK_STR(s ? s->name : NULL, "_stext");
+	s = ksyms__find(ks, 0xffffffff81000800ull);
+	CHECK_STR(s ? s->name : NULL, "dup");
+	s = ksyms__find(ks, 0xffffffff81001fffull);
+	CHECK_STR(s ? s->name : NULL, "helper");
+	s = ksyms__find(ks, 0xffffffff81003500ull); /* some_data is not text */
+	CHECK_STR(s ? s->name : NULL, "schedule_fix");
+	s = ksyms__find(ks, 0xffffffff81004001ull);
+	CHECK_STR(s ? s->name : NULL, "weak_fn");
+	s = ksyms__find(ks, 0xffffffff81008123ull);
+	CHECK_STR(s ? s->name : NULL, "last_fn");
+	s = ksyms__find(ks, 0xffffffffc0001010ull);
+	CHECK_STR(s ? s->name : NULL, "mod_fn");
+	CHECK_STR(s ? s->module : NULL, "mymod");
+	s = ksyms__by_name(ks, "mod_fn2");
+	CHECK_EQ_U64(s ? s->addr : 0, 0xffffffffc0002000ull);
+	CHECK_STR(s ? s->module : NULL, "other_mod");
+	s = ksyms__by_name(ks, "dup");
+	CHECK_EQ_U64(s ? s->addr : 0, 0xffffffff81000800ull);
+	CHECK(ksyms__by_name(ks, "some_data") == NULL);
+	CHECK(ksyms__by_name(ks, "bad_hex") == NULL);
+	CHECK(ksyms__by_name(ks, "two") == NULL);
+	CHECK(ksyms__by_name(ks, "") == NULL);
+	ksyms__free(ks);
+}
+
+static void test_restricted_and_missing(void)
+{
+	const char *path = write_tmp(restricted, sizeof(restricted) - 1);
+	struct ksyms *ks;
+
+	CHECK(path != NULL);
+	errno = 0;
+	ks = ksyms__load(path);
+	CHECK(ks == NULL);
+	CHECK_EQ_U64(errno, EACCES);
+	ksyms__free(ks);
+	unlink(path);
+
+	path = write_tmp("", 0);
+	ks = ksyms__load(path);
+	CHECK(ks != NULL);
+	CHECK_EQ_U64(ks ? ksyms__count(ks) : 1, 0);
+	CHECK(ks && ksyms__find(ks, 0xffffffff81000000ull) == NULL);
+	CHECK(ks && ksyms__by_name(ks, "x") == NULL);
+	ksyms__free(ks);
+	unlink(path);
+
+	errno = 0;
+	CHECK(ksyms__load("/nonexistent/kallsyms") == NULL);
+	CHECK_EQ_U64(errno, ENOENT);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void test_real(void)
+{
+	const struct ksym *s, *f;
+	struct ksyms *ks;
+	double t0 = now_ms();
+
+	ks = ksyms__load(NULL);
+	if (!ks && errno == EACCES && geteuid() != 0) {
+		fprintf(stderr, "test_ksyms: /proc/kallsyms hidden for non-root, real checks skipped\n");
+		return;
+	}
+	CHECK(ks != NULL);
+	if (!ks)
+		return;
+	fprintf(stderr, "test_ksyms: /proc/kallsyms: %zu text symbols in %.1f ms\n",
+		ksyms__count(ks), now_ms() - t0);
+	CHECK(ksyms__count(ks) > 10000);
+	CHECK_EQ_U64(ksyms__skipped(ks), 0);
+	s = ksyms__by_name(ks, "schedule");
+	CHECK(s != NULL);
+	f = s ? ksyms__find(ks, s->addr + 1) : NULL;
+	CHECK_STR(f ? f->name : NULL, "schedule");
+	CHECK(f && f->module == NULL);
+	ksyms__free(ks);
+}
+
+int main(void)
+{
+	test_fixture();
+	test_restricted_and_missing();
+	test_real();
+	return CHECK_DONE();
+}
