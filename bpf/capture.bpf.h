@@ -51,14 +51,21 @@ struct st_scratch {
 	__u64 busy;
 	struct st_event ev;
 	__u64 ips[ST_MAX_KSTACK + 1 + ST_MAX_USTACK + 1 + 2];
+	/* An st_ucopy and the stack bytes land right after the last frame used. */
+	__u8 copy[sizeof(struct st_ucopy) + ST_COPY_MAX + 4096]; /* + a page of slack for the verifier */
 };
 
 /* Bytes to ask bpf_get_stack() for: the limit plus the truncation-probe frame. */
 #define ST_UFP_BYTES                                                                       \
 	((st_cfg.udepth_max > ST_MAX_USTACK_FP ? ST_MAX_USTACK_FP : st_cfg.udepth_max) + 1) * 8
 
+/*
+ * One scratch record per CPU, indexed by CPU number. A plain ARRAY, not a
+ * PERCPU one: with the stack copy a record outgrows the 32 KiB per-CPU value
+ * limit. User space sizes it to the possible CPUs (capture_maps_size()).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct st_scratch);
@@ -164,12 +171,73 @@ static __always_inline __u32 st_capture_user(void *ctx, struct st_scratch *s, __
 	}
 	if (kd > ST_MAX_KSTACK)
 		return 0;
+	if (st_cfg.unwind == ST_UNWIND_COPY)
+		return 0;
 	if (st_cfg.unwind != ST_UNWIND_FP)
 		return st_capture_user_table(task, s, kd);
 	bytes = bpf_get_stack(ctx, &s->ips[kd], ST_UFP_BYTES, BPF_F_USER_STACK);
 	return st_frames(bytes, st_cfg.udepth_max, &s->ev, ST_EV_UTRUNC, ST_STAT_UTRUNC,
 			 ST_EV_UFAIL, ST_STAT_UFAIL);
 }
+
+/*
+ * Copies the user stack from sp up, a page at a time: a single large read
+ * fails as a whole when the stack's top is nearer than the copy size. The
+ * running length lives in the record (map memory), not on the stack, so the
+ * verifier checks the callback once instead of once per page.
+ */
+struct st_copy_ctx {
+	struct st_ucopy *c;
+	__u8 *dst;
+};
+
+static int st_copy_page(__u32 i, void *ctx)
+{
+	struct st_copy_ctx *x = ctx;
+	__u32 done = x->c->len, chunk = 4096 - ((x->c->sp + done) & 4095);
+
+	if (done >= st_cfg.copy_bytes || done >= ST_COPY_MAX)
+		return 1;
+	if (chunk > st_cfg.copy_bytes - done)
+		chunk = st_cfg.copy_bytes - done;
+	if (!chunk || chunk > 4096)
+		return 1;
+	if (bpf_probe_read_user(x->dst + (done & (ST_COPY_MAX - 1)), chunk,
+				(void *)(x->c->sp + done)))
+		return 1;
+	x->c->len = done + chunk;
+	return 0;
+}
+
+/*
+ * Appends registers and a copy of the user stack after frame @n (--unwind=copy,
+ * and --unwind-check's second opinion). Return: the bytes appended.
+ */
+static __always_inline __u32 st_capture_copy(struct st_scratch *s, __u32 n)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct st_copy_ctx x;
+	struct st_ucopy *c;
+
+	if (!st_cfg.copy_bytes || !st_cfg.ustack || (s->ev.flags & ST_EV_KTHREAD))
+		return 0;
+	if (n > ST_MAX_KSTACK + 1 + ST_MAX_USTACK + 1)
+		return 0;
+	c = (struct st_ucopy *)&s->ips[n];
+	c->ip = regs->ip;
+	c->sp = regs->sp;
+	c->bp = regs->bp;
+	c->pad = 0;
+	c->len = 0;
+	x.c = c;
+	x.dst = (__u8 *)(c + 1);
+	bpf_loop(ST_COPY_MAX / 4096 + 1, st_copy_page, &x, 0);
+	s->ev.flags |= ST_EV_UCOPY;
+	return sizeof(*c) + c->len;
+}
+
+/* Deferred mode's user stacks: a cookie now, the walk on return to user space. */
+#include "bpf/deferred.bpf.h"
 
 /*
  * st_capture() - capture the current event's stacks and send one record.
@@ -181,13 +249,13 @@ static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, tid = (__u32)id, cpu = bpf_get_smp_processor_id();
 	struct st_scratch *s;
-	__u32 zero = 0, kd, ud;
+	__u32 kd, ud;
 	__u64 size;
 
 	if (!st_wanted(pid, tid, cpu))
 		return 0;
 	st_stat_inc(ST_STAT_EVENTS);
-	s = bpf_map_lookup_elem(&st_scratch_map, &zero);
+	s = bpf_map_lookup_elem(&st_scratch_map, &cpu);
 	if (!s)
 		return 0;
 	if (s->busy) {
@@ -203,15 +271,19 @@ static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
 	s->ev.probe_id = probe_id;
 	s->ev.ts = bpf_ktime_get_ns();
 	s->ev.weight = weight;
+	s->ev.cookie = 0;
 	bpf_get_current_comm(s->ev.comm, sizeof(s->ev.comm));
 	kd = st_capture_kernel(ctx, s);
-	ud = st_capture_user(ctx, s, kd);
+	if (st_cfg.user_mode == ST_USER_DEFERRED)
+		ud = st_defer_user(ctx, s, kd);
+	else
+		ud = st_capture_user(ctx, s, kd);
 	s->ev.kdepth = kd;
 	s->ev.udepth = ud;
-	size = sizeof(s->ev) + (__u64)(kd + ud) * 8;
+	size = sizeof(s->ev) + (__u64)(kd + ud) * 8 + st_capture_copy(s, kd + ud);
 	/* The bound must sit on the register that is used: keep clang from copying it. */
 	barrier_var(size);
-	if (size > sizeof(s->ev) + sizeof(s->ips))
+	if (size > sizeof(s->ev) + sizeof(s->ips) + sizeof(s->copy))
 		size = sizeof(s->ev);
 	if (bpf_ringbuf_output(&st_events, &s->ev, size, 0))
 		st_stat_inc(ST_DROP_RINGBUF_FULL);

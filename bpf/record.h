@@ -31,7 +31,11 @@ enum st_unwind_mode {
 	ST_UNWIND_FP = 0,    /* the kernel's frame-pointer walk (bpf_get_stack) */
 	ST_UNWIND_TABLE = 1, /* unwind tables only; stop where there is none */
 	ST_UNWIND_AUTO = 2,  /* tables where they exist, else frame pointers */
+	ST_UNWIND_COPY = 3,  /* copy the stack into the record; user space unwinds it */
 };
+
+/* Stack bytes a record may carry (--stack-copy-kb). Twin: the range in lib/session/cli.c. */
+#define ST_COPY_MAX 65536
 #define ST_COMM_LEN 16
 
 enum st_rec_kind {
@@ -46,6 +50,7 @@ enum st_rec_kind {
 #define ST_EV_KFAIL (1u << 3)    /* kernel stack wanted but not captured */
 #define ST_EV_KTHREAD (1u << 4)  /* kernel thread: it has no user stack */
 #define ST_EV_UDEFERRED (1u << 5) /* user stack comes later in an st_ustack with this cookie */
+#define ST_EV_UCOPY (1u << 6)     /* an st_ucopy and its stack bytes follow the frames */
 
 struct st_event {
 	__u16 kind;     /* enum st_rec_kind */
@@ -61,6 +66,13 @@ struct st_event {
 	__u64 cookie;   /* with ST_EV_UDEFERRED: names the kernel entry; else 0 */
 	char comm[ST_COMM_LEN];
 	/* Then __u64 ips[kdepth + udepth]: innermost first, kernel then user. */
+};
+
+/* Registers and a copy of the user stack, for unwinding in user space. */
+struct st_ucopy {
+	__u64 ip, sp, bp; /* user registers of the innermost frame */
+	__u32 len;        /* stack bytes that follow, from sp up */
+	__u32 pad;
 };
 
 /* Why a user-stack walk stopped (st_ustack.stop, and per-reason counters). */
@@ -99,6 +111,14 @@ enum st_stat {
 	ST_STAT_UTRUNC,         /* user stack cut at the depth limit */
 	ST_STAT_KFAIL,          /* kernel stack could not be read */
 	ST_STAT_UFAIL,          /* user stack could not be read */
+	/* Deferred user stacks (bpf/deferred.bpf.h); the user-side twins are in lib/session. */
+	ST_STAT_UWALKS,         /* deferred user-stack walks done (task_work callbacks) */
+	ST_STAT_USHARED,        /* events that shared the walk already requested for their entry */
+	ST_STAT_USYNC,          /* captured synchronously by design: user-mode trap, exiting task */
+	ST_STAT_TW_BUSY,        /* task_work request refused as busy: captured synchronously */
+	ST_STAT_TW_FAIL,        /* task_work request failed otherwise: captured synchronously */
+	ST_STAT_DEFER_FULL,     /* request table full: captured synchronously */
+	ST_DROP_USTACK_RINGBUF, /* deferred user stack lost: ring buffer full */
 	ST_STAT_MAX,
 };
 
@@ -113,6 +133,12 @@ struct st_config {
 	__u32 udepth_max;  /* <= ST_MAX_USTACK */
 	__u32 kskip;       /* kernel frames to skip (the probe's own plumbing) */
 	__u32 unwind;      /* enum st_unwind_mode */
+	__u32 copy_bytes;  /* copy this much user stack into each record (0: none) */
+	__u32 user_mode;   /* ST_USER_SYNC or ST_USER_DEFERRED */
 };
+
+/* st_config.user_mode: when user stacks are captured. */
+#define ST_USER_SYNC 0     /* at the event, by the kernel's frame-pointer walk */
+#define ST_USER_DEFERRED 1 /* on return to user space, by task_work; see bpf/deferred.bpf.h */
 
 #endif

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,7 +41,13 @@ struct elf_file {
 	uint8_t *rank;       /* binding rank of syms[i] while sorting */
 	size_t nsyms, cap;
 	uint32_t *by_name;   /* indexes into syms sorted by (name, index) */
+	int debug_fd;        /* separate debug file whose .symtab we use, or -1 */
+	Elf *debug_elf;
 };
+
+/* Where Debian's -dbg/-dbgsym packages put separate debug files, by build ID. */
+#define DEBUG_BUILD_ID_DIR "/usr/lib/debug/.build-id"
+
 
 #define NOTE_GNU_NAME "GNU"
 
@@ -152,7 +159,8 @@ static uint8_t sym__rank(unsigned char info)
 	}
 }
 
-static int elf_file__load_symtab(struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh)
+static int elf_file__load_symtab(struct elf_file *ef, Elf *elf, Elf_Scn *scn,
+				 const GElf_Shdr *sh)
 {
 	struct elf_sym s;
 	Elf_Data *data;
@@ -162,7 +170,7 @@ static int elf_file__load_symtab(struct elf_file *ef, Elf_Scn *scn, const GElf_S
 	int type;
 
 	data = elf_getdata(scn, NULL);
-	esz = gelf_fsize(ef->elf, ELF_T_SYM, 1, EV_CURRENT);
+	esz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	if (!data || !esz)
 		return elf_file__fail(ef, -EINVAL, "unreadable symbol table");
 	n = data->d_size / esz;
@@ -172,7 +180,7 @@ static int elf_file__load_symtab(struct elf_file *ef, Elf_Scn *scn, const GElf_S
 		type = GELF_ST_TYPE(sym.st_info);
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
 			continue;
-		name = elf_strptr(ef->elf, sh->sh_link, sym.st_name);
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
 		s = (struct elf_sym){ sym.st_value, sym.st_size, name };
@@ -273,21 +281,63 @@ static int elf_file__sort_syms(struct elf_file *ef)
 	return elf_file__index_names(ef);
 }
 
-static int elf_file__load_syms(struct elf_file *ef)
+/* Loads the symbol tables of @elf; *symtab tells whether a full .symtab was there. */
+static int elf_file__load_tables(struct elf_file *ef, Elf *elf, bool want_dynsym, bool *symtab)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	int err;
 
-	while ((scn = elf_nextscn(ef->elf, scn))) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			return elf_file__fail(ef, -EINVAL, "bad section header");
-		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+		if (sh.sh_type != SHT_SYMTAB && (sh.sh_type != SHT_DYNSYM || !want_dynsym))
 			continue;
-		err = elf_file__load_symtab(ef, scn, &sh);
+		if (sh.sh_type == SHT_SYMTAB)
+			*symtab = true;
+		err = elf_file__load_symtab(ef, elf, scn, &sh);
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+/*
+ * A stripped file (Debian's libc) keeps only .dynsym: its local functions,
+ * such as __libc_start_call_main, are named only in the separate debug file
+ * found by build ID. Its .symtab uses the same addresses as the file itself.
+ * A debug file that is missing or broken just means fewer names.
+ */
+static void elf_file__load_debug_syms(struct elf_file *ef)
+{
+	char path[sizeof(DEBUG_BUILD_ID_DIR) + 2 * ELF_BUILD_ID_MAX + 16];
+	bool symtab = false;
+	size_t i, n;
+
+	if (ef->build_id_len < 2)
+		return;
+	n = snprintf(path, sizeof(path), "%s/%02x/", DEBUG_BUILD_ID_DIR, ef->build_id[0]);
+	for (i = 1; i < ef->build_id_len; i++)
+		n += snprintf(path + n, sizeof(path) - n, "%02x", ef->build_id[i]);
+	snprintf(path + n, sizeof(path) - n, ".debug");
+	ef->debug_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ef->debug_fd < 0)
+		return;
+	ef->debug_elf = elf_begin(ef->debug_fd, ELF_C_READ_MMAP, NULL);
+	if (ef->debug_elf && elf_kind(ef->debug_elf) == ELF_K_ELF)
+		elf_file__load_tables(ef, ef->debug_elf, false, &symtab);
+}
+
+static int elf_file__load_syms(struct elf_file *ef)
+{
+	bool symtab = false;
+	int err;
+
+	err = elf_file__load_tables(ef, ef->elf, true, &symtab);
+	if (err)
+		return err;
+	if (!symtab)
+		elf_file__load_debug_syms(ef);
 	err = elf_file__sort_syms(ef);
 	free(ef->rank);
 	ef->rank = NULL;
@@ -326,7 +376,7 @@ struct elf_file *elf_file__open_fd(int fd, const char *name)
 		name = "?";
 	ef = calloc(1, sizeof(*ef));
 	if (ef)
-		ef->fd = -1;
+		ef->fd = ef->debug_fd = -1;
 	if (!ef || !(ef->name = strdup(name))) {
 		st_err("elf: %s: out of memory", name);
 		err = -ENOMEM;
@@ -497,6 +547,10 @@ void elf_file__free(struct elf_file *ef)
 		elf_end(ef->elf);
 	if (ef->fd >= 0)
 		close(ef->fd);
+	if (ef->debug_elf)
+		elf_end(ef->debug_elf);
+	if (ef->debug_fd >= 0)
+		close(ef->debug_fd);
 	free(ef->by_name);
 	free(ef->rank);
 	free(ef->syms);

@@ -6,7 +6,10 @@ source "$(dirname "$0")/lib.sh"
 
 N=37
 CHAIN=$W/chain_fp
-LIBC_START=__libc_start_call_main
+# The default --unwind=auto walks libc by its unwind tables down to _start;
+# frame pointers stop at libc's first frame (it has none).
+LIBC_START="__libc_start_call_main __libc_start_main _start"
+LIBC_START_FP=__libc_start_call_main
 KSYSCALL="perf_syscall_enter syscall_trace_enter do_syscall_64 entry_SYSCALL_64_after_hwframe"
 
 # run_traced NAME WORKLOAD_ARGS -- STACKTAP_ARGS: the workload waits on a fifo
@@ -52,13 +55,13 @@ expect_file_eq count-tracepoint-chain "$TMP/tp.out" "$TMP/want"
 # 3. folded, with kernel annotation.
 run_traced folded "$CHAIN" $N -- count -f -a -p @PID@ t:syscalls:sys_enter_getppid
 expect_eq count-folded "$(cat "$TMP/folded.out")" \
-	"chain_fp;$LIBC_START;main;a;b;c;leaf;entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];syscall_trace_enter_[k];perf_syscall_enter_[k] $N"
+	"chain_fp;_start;__libc_start_main;__libc_start_call_main;main;a;b;c;leaf;entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];syscall_trace_enter_[k];perf_syscall_enter_[k] $N"
 
 # 4. -P: comm [pid] line; -K: kernel only; -U: user only.
 run_traced perpid "$CHAIN" $N -- count -P -U -p @PID@ t:syscalls:sys_enter_getppid
 wpid=$(awk '{print $2}' "$TMP/perpid.w")
 expect_eq count-perpid "$(cat "$TMP/perpid.out")" \
-	"$(printf '  leaf\n  c\n  b\n  a\n  main\n  %s\n    chain_fp [%s]\n    %s' $LIBC_START "$wpid" $N)"
+	"$(printf '  leaf\n  c\n  b\n  a\n  main\n  %s\n  %s\n  %s\n    chain_fp [%s]\n    %s' $LIBC_START "$wpid" $N)"
 run_traced konly "$CHAIN" $N -- count -K -p @PID@ t:syscalls:sys_enter_getppid
 expect_eq count-kernel-only "$(cat "$TMP/konly.out")" "$(stack_block $KSYSCALL $N)"
 
@@ -69,12 +72,18 @@ expect_eq snoop-chains "$(awk '/^  /{s=s $1 " "} /^$/{if(s)print s; s=""}' "$TMP
 	"$N leaf c b a main $LIBC_START "
 run_traced json "$CHAIN" $N -- snoop --json -p @PID@ t:syscalls:sys_enter_getppid
 expect_eq snoop-json "$(jq -c '[.comm, .probe, .kernel, .user]' "$TMP/json.out" | sort | uniq -c | sed 's/^ *//')" \
-	"$N [\"chain_fp\",\"t:syscalls:sys_enter_getppid\",[\"perf_syscall_enter\",\"syscall_trace_enter\",\"do_syscall_64\",\"entry_SYSCALL_64_after_hwframe\"],[\"leaf\",\"c\",\"b\",\"a\",\"main\",\"$LIBC_START\"]]"
+	"$N [\"chain_fp\",\"t:syscalls:sys_enter_getppid\",[\"perf_syscall_enter\",\"syscall_trace_enter\",\"do_syscall_64\",\"entry_SYSCALL_64_after_hwframe\"],[\"leaf\",\"c\",\"b\",\"a\",\"main\",\"__libc_start_call_main\",\"__libc_start_main\",\"_start\"]]"
 run_traced snoopn "$CHAIN" $N -- snoop --json -n 5 -p @PID@ t:syscalls:sys_enter_getppid
 expect_eq snoop-n "$(wc -l < "$TMP/snoopn.out")" 5
 
 # 6. Through libc's frameless getppid() wrapper a frame-pointer walk loses
-#    leaf: known to be incomplete in fp mode (the table walker fixes it).
+#    leaf: known to be incomplete in fp mode, as in bcc, bpftrace and perf;
+#    the unwind tables (the default) keep it.
+run_traced libcfp "$CHAIN" -l $N -- count --unwind=fp -U -p @PID@ t:syscalls:sys_enter_getppid
+expect_eq count-libc-wrapper-fp-incomplete "$(cat "$TMP/libcfp.out")" \
+	"$(stack_block getppid c b a main $LIBC_START_FP $N)"
 run_traced libc "$CHAIN" -l $N -- count -U -p @PID@ t:syscalls:sys_enter_getppid
-expect_eq count-libc-wrapper-fp-incomplete "$(cat "$TMP/libc.out")" \
-	"$(stack_block getppid c b a main $LIBC_START $N)"
+expect_eq count-libc-wrapper-tables "$(cat "$TMP/libc.out")" \
+	"$(stack_block getppid leaf c b a main $LIBC_START $N)"
+run_traced fp "$CHAIN" $N -- count --unwind=fp -U -p @PID@ "u:$CHAIN:leaf"
+expect_eq count-uprobe-fp "$(cat "$TMP/fp.out")" "$(stack_block leaf c b a main $LIBC_START_FP $N)"

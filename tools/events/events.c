@@ -10,6 +10,7 @@
 #include "skel/events.skel.h"
 #include "lib/probe/attach.h"
 #include "lib/proc/tracker.h"
+#include "lib/session/capture_maps.h"
 #include "lib/unwind/bpf_tables.h"
 #include "lib/util/log.h"
 #include "tools/events/events.h"
@@ -41,9 +42,7 @@ static int events__load(struct events_run *r)
 	}
 	st_common_opts__config(&r->common, &cfg);
 	r->skel->rodata->st_cfg = cfg;
-	err = session_set_ringbuf_size(r->skel->obj, r->common.ringbuf_kb * 1024);
-	if (!err)
-		err = bpf_tables_size(r->skel->obj, r->common.unwind_rows, BPF_TABLES_PROCS_DEFAULT);
+	err = capture_maps_size(r->skel->obj, &r->common);
 	if (!err)
 		err = events_bpf__load(r->skel);
 	if (err)

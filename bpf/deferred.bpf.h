@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Deferred user stacks: the kernel stack at the event, the user stack once,
+ * later, when the task returns to user space.
+ *
+ * Why. At an event inside the kernel (a tracepoint, a context switch, a
+ * timer interrupt) the user stack cannot fault: the kernel's walk and ours
+ * read user memory with page faults disabled, so a frame on a page that is
+ * not present cuts the stack short. And one system call may fire thousands
+ * of events (a write() into a full pipe switches out again and again) whose
+ * user stacks are all the same. On the way back to user space the task may
+ * fault and its user registers have not moved: there one walk serves every
+ * event of that kernel entry.
+ *
+ * How (kernel 6.18 has bpf_task_work; BPF cannot reach the kernel's own
+ * unwind_deferred, so this file is a small version of it):
+ *
+ *   event (any program, via st_capture() when st_cfg.user_mode is deferred)
+ *     - kernel stack now, as always;
+ *     - st_defer_reqs[tid] exists: a walk is already requested for this
+ *       kernel entry; the event takes its cookie (ST_STAT_USHARED);
+ *     - else: a new cookie, a new element, bpf_task_work_schedule_resume()
+ *       on it; the record carries ST_EV_UDEFERRED and the cookie, no user
+ *       frames.
+ *   callback (sleepable, in the task, on its return to user space)
+ *     - walks the user stack from the task's saved user registers with
+ *       bpf_copy_from_user(), which faults pages in (ST_STAT_UWALKS);
+ *     - sends one struct st_ustack with the cookie;
+ *     - deletes the element: the entry is over, the next event in this task
+ *       starts a new one. An event between the send and the delete shares
+ *       the cookie and its record lands after the stack: the joiner keeps
+ *       answered cookies for a while for exactly that (lib/session/joiner.c).
+ *
+ * The cookie. cookie = (cpu + 1) | (per-CPU sequence << 32), as the
+ * kernel's unwind_task_id: unique across CPUs, never 0. It names one kernel
+ * entry of one task: the element that holds it lives from the first event
+ * after a return to user space until the walk of that return is sent.
+ *
+ * One request per task. The element is keyed by tid and holds the only
+ * struct bpf_task_work of that task, so there is at most one request in
+ * flight per task (the kfunc would answer -EBUSY to a second one). The
+ * element also holds the task's start time: a tid reused by a new task
+ * never inherits a dead task's cookie.
+ *
+ * Synchronous on purpose (ST_STAT_USYNC), through st_capture_user():
+ *   - a uprobe: the event is a trap from user space whose own single-step
+ *     or emulation moves the user registers before the return, and at a
+ *     function's first instruction only the kernel's walk knows to take the
+ *     caller from [sp]. Such a program's ctx is the task's user register
+ *     set itself, which is how it is told apart;
+ *   - an exiting task: it may never return to user space.
+ * Synchronous as a fallback, counted: the request table is full
+ * (ST_STAT_DEFER_FULL), the kfunc refused (ST_STAT_TW_BUSY, ST_STAT_TW_FAIL).
+ * A walk whose record does not fit in the ring buffer still sends a
+ * header-only st_ustack flagged ST_EV_UFAIL, so its events are answered
+ * ("[user stack lost: ...]") instead of waiting (ST_DROP_USTACK_RINGBUF).
+ *
+ * The walk is one call, st_defer_walk(): the table walker of
+ * bpf/unwind.bpf.h with faults allowed, or in fp mode a frame-pointer walk
+ * with the kernel's checks (8-aligned, each frame above the last).
+ *
+ * Included by bpf/capture.bpf.h after the pieces it uses (st_cfg, st_events,
+ * st_scratch, st_capture_user()).
+ */
+#ifndef ST_DEFERRED_BPF_H
+#define ST_DEFERRED_BPF_H
+
+#include "bpf/record.h"
+
+/*
+ * Tasks that may have a walk requested at once: every task between its
+ * first event and its return to user space, e.g. every thread blocked since
+ * an off-CPU session began. Beyond it, events are captured synchronously and
+ * counted (ST_STAT_DEFER_FULL). 32 bytes an element.
+ */
+#ifndef ST_DEFER_MAX_TASKS
+#define ST_DEFER_MAX_TASKS 32768
+#endif
+
+#ifndef ST_PF_EXITING
+#define ST_PF_EXITING 0x00000004 /* include/linux/sched.h PF_EXITING */
+#endif
+
+#ifndef EBUSY
+#define EBUSY 16
+#endif
+#ifndef EOPNOTSUPP
+#define EOPNOTSUPP 95
+#endif
+
+/* 6.18 has the _impl form; later kernels add the 4-argument one (implicit aux). */
+extern int bpf_task_work_schedule_resume_impl(struct task_struct *task, struct bpf_task_work *tw,
+					      void *map__map, bpf_task_work_callback_t callback,
+					      void *aux__prog) __weak __ksym;
+extern int bpf_task_work_schedule_resume(struct task_struct *task, struct bpf_task_work *tw,
+					 void *map__map, bpf_task_work_callback_t callback) __weak __ksym;
+
+struct st_defer_req {
+	__u64 cookie;
+	__u64 start_time;         /* task->start_time of the requester */
+	struct bpf_task_work tw;  /* the task's one request */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ST_DEFER_MAX_TASKS);
+	__type(key, __u32); /* tid */
+	__type(value, struct st_defer_req);
+} st_defer_reqs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} st_defer_seq SEC(".maps");
+
+/*
+ * The record the callback fills in place: header, then room for the walk.
+ * The fp walk masks its index with ST_DEFER_FP_SLOTS - 1 and so needs only
+ * that many slots; the table walker masks with ST_MAX_USTACK - 1.
+ */
+#define ST_DEFER_FP_SLOTS 128 /* > ST_MAX_USTACK_FP: room for the truncation probe */
+
+struct st_ustack_fp_rec {
+	struct st_ustack h;
+	__u64 ips[ST_DEFER_FP_SLOTS];
+};
+
+struct st_ustack_table_rec {
+	struct st_ustack h;
+	__u64 ips[ST_MAX_USTACK];
+};
+
+/* The fp walk's state; the frame count lives in the record, opaque to the verifier. */
+struct st_dfp {
+	struct st_ustack_fp_rec *r;
+	__u64 fp;
+	__u32 max;
+};
+
+static int st_dfp_step(__u32 i, void *arg)
+{
+	struct st_dfp *w = arg;
+	struct st_ustack_fp_rec *r = w->r;
+	__u32 n = r->h.udepth;
+	__u64 frame[2]; /* [0] the caller's frame pointer, [1] the return address */
+
+	if (n >= w->max) {
+		r->h.stop = ST_USTOP_DEPTH;
+		return 1;
+	}
+	if (!w->fp) {
+		r->h.stop = ST_USTOP_FP_END;
+		return 1;
+	}
+	if (w->fp & 7) {
+		r->h.stop = ST_USTOP_BAD_CFA;
+		return 1;
+	}
+	if (bpf_copy_from_user(frame, sizeof(frame), (const void *)w->fp)) {
+		r->h.stop = ST_USTOP_READ_FAILED;
+		return 1;
+	}
+	r->ips[n & (ST_DEFER_FP_SLOTS - 1)] = frame[1];
+	r->h.udepth = n + 1;
+	/* The stack grows down: a caller's frame lies above, or the chain is over. */
+	if (frame[0] <= w->fp) {
+		r->h.stop = ST_USTOP_FP_END;
+		return 1;
+	}
+	w->fp = frame[0];
+	return 0;
+}
+
+/* Frames wanted plus the truncation probe, as st_capture_user() asks for. */
+static __always_inline __u32 st_defer_limit(__u32 slots)
+{
+	__u32 want = st_cfg.udepth_max + 1;
+
+	return want > slots ? slots : want;
+}
+
+static __always_inline void st_defer_trunc(struct st_ustack *h)
+{
+	if (h->udepth > st_cfg.udepth_max || h->stop == ST_USTOP_DEPTH) {
+		h->flags |= ST_EV_UTRUNC;
+		st_stat_inc(ST_STAT_UTRUNC);
+		if (h->udepth > st_cfg.udepth_max)
+			h->udepth = st_cfg.udepth_max;
+		h->stop = ST_USTOP_DEPTH;
+	}
+	if (!h->udepth) {
+		h->flags |= ST_EV_UFAIL;
+		st_stat_inc(ST_STAT_UFAIL);
+	}
+}
+
+static __always_inline void st_defer_walk_fp(struct pt_regs *regs, struct st_ustack_fp_rec *r)
+{
+	struct st_dfp w = { .r = r, .max = st_defer_limit(ST_DEFER_FP_SLOTS) };
+
+	r->ips[0] = BPF_CORE_READ(regs, ip);
+	r->h.udepth = 1;
+	w.fp = BPF_CORE_READ(regs, bp);
+	bpf_loop(ST_DEFER_FP_SLOTS, st_dfp_step, &w, 0);
+	st_defer_trunc(&r->h);
+}
+
+static __always_inline void st_defer_walk_table(struct pt_regs *regs,
+						struct st_ustack_table_rec *r)
+{
+	__u32 stop = ST_USTOP_NONE;
+
+	r->h.udepth = st_walk_user(regs, r->h.pid, r->ips, st_defer_limit(ST_MAX_USTACK),
+				   st_cfg.unwind, true, &stop);
+	r->h.stop = stop;
+	st_defer_trunc(&r->h);
+}
+
+static __always_inline void st_defer_header(struct st_ustack *h, __u64 cookie)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	h->kind = ST_REC_USTACK;
+	h->udepth = 0;
+	h->flags = 0;
+	h->stop = ST_USTOP_NONE;
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	h->cookie = cookie;
+	h->ts = bpf_ktime_get_ns();
+}
+
+/* The ring buffer had no room for the walk: say so with a bare header. */
+static __always_inline void st_defer_send_lost(__u64 cookie)
+{
+	struct st_ustack h;
+
+	st_defer_header(&h, cookie);
+	h.flags = ST_EV_UFAIL;
+	st_stat_inc(ST_DROP_USTACK_RINGBUF);
+	bpf_ringbuf_output(&st_events, &h, sizeof(h), 0);
+}
+
+/*
+ * st_defer_walk() - the one walk of a kernel entry, into a ring-buffer
+ * record reserved at its full size (the walk may sleep on a fault; a
+ * per-CPU buffer could be taken over meanwhile by another task's walk).
+ */
+static __always_inline void st_defer_walk(__u64 cookie)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	if (st_cfg.unwind == ST_UNWIND_FP) {
+		struct st_ustack_fp_rec *r = bpf_ringbuf_reserve(&st_events, sizeof(*r), 0);
+
+		if (!r)
+			return st_defer_send_lost(cookie);
+		st_defer_header(&r->h, cookie);
+		st_defer_walk_fp(regs, r);
+		bpf_ringbuf_submit(r, 0);
+	} else {
+		struct st_ustack_table_rec *r = bpf_ringbuf_reserve(&st_events, sizeof(*r), 0);
+
+		if (!r)
+			return st_defer_send_lost(cookie);
+		st_defer_header(&r->h, cookie);
+		st_defer_walk_table(regs, r);
+		bpf_ringbuf_submit(r, 0);
+	}
+}
+
+/* The task_work callback: sleepable, in the task, on its way to user space. */
+static int st_defer_cb(struct bpf_map *map, void *key, void *value)
+{
+	struct st_defer_req *req = value;
+
+	st_stat_inc(ST_STAT_UWALKS);
+	st_defer_walk(req->cookie);
+	/* The entry is over: the next event of this task starts a new one. */
+	bpf_map_delete_elem(map, key);
+	return 0;
+}
+
+static __always_inline long st_defer_schedule(struct task_struct *task, struct st_defer_req *req)
+{
+	/* A weak kfunc the kernel lacks resolves to NULL; the verifier drops the dead call. */
+	if (bpf_task_work_schedule_resume)
+		return bpf_task_work_schedule_resume(task, &req->tw, &st_defer_reqs, st_defer_cb);
+	if (bpf_task_work_schedule_resume_impl)
+		return bpf_task_work_schedule_resume_impl(task, &req->tw, &st_defer_reqs,
+							  st_defer_cb, NULL);
+	return -EOPNOTSUPP;
+}
+
+static __always_inline __u64 st_defer_cookie(void)
+{
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	__u64 *seq = bpf_map_lookup_elem(&st_defer_seq, &zero);
+
+	if (!seq)
+		return 0;
+	*seq += 1;
+	return (__u64)(cpu + 1) | (*seq << 32);
+}
+
+/*
+ * The cookie of the current kernel entry of @task, requesting its walk when
+ * this is the entry's first event. Return: the cookie, or 0 (capture now).
+ */
+static __always_inline __u64 st_defer_request(struct task_struct *task, __u32 tid)
+{
+	struct st_defer_req fresh = {}, *req;
+	__u64 start = task->start_time;
+	long err;
+
+	req = bpf_map_lookup_elem(&st_defer_reqs, &tid);
+	if (req && req->start_time == start) {
+		st_stat_inc(ST_STAT_USHARED);
+		return req->cookie;
+	}
+	if (req) /* a dead task's request under a reused tid */
+		bpf_map_delete_elem(&st_defer_reqs, &tid);
+	fresh.cookie = st_defer_cookie();
+	fresh.start_time = start;
+	if (!fresh.cookie || bpf_map_update_elem(&st_defer_reqs, &tid, &fresh, BPF_NOEXIST)) {
+		st_stat_inc(ST_STAT_DEFER_FULL);
+		return 0;
+	}
+	req = bpf_map_lookup_elem(&st_defer_reqs, &tid);
+	if (!req)
+		return 0;
+	err = st_defer_schedule(task, req);
+	if (err) {
+		bpf_map_delete_elem(&st_defer_reqs, &tid);
+		st_stat_inc(err == -EBUSY ? ST_STAT_TW_BUSY : ST_STAT_TW_FAIL);
+		return 0;
+	}
+	return fresh.cookie;
+}
+
+/*
+ * st_defer_user() - deferred mode's st_capture_user(): no user frames now,
+ * a cookie in the record, the walk on return to user space.
+ *
+ * Return: user frames placed in the record now (0 unless captured synchronously).
+ */
+static __always_inline __u32 st_defer_user(void *ctx, struct st_scratch *s, __u32 kd)
+{
+	struct task_struct *task;
+	__u64 cookie;
+
+	s->ev.cookie = 0;
+	if (!st_cfg.ustack)
+		return 0;
+	task = bpf_get_current_task_btf();
+	if (task->flags & ST_PF_KTHREAD) {
+		s->ev.flags |= ST_EV_KTHREAD;
+		return 0;
+	}
+	if ((task->flags & ST_PF_EXITING) || ctx == (void *)bpf_task_pt_regs(task)) {
+		st_stat_inc(ST_STAT_USYNC);
+		return st_capture_user(ctx, s, kd);
+	}
+	cookie = st_defer_request(task, s->ev.tid);
+	if (!cookie)
+		return st_capture_user(ctx, s, kd);
+	s->ev.flags |= ST_EV_UDEFERRED;
+	s->ev.cookie = cookie;
+	return 0;
+}
+
+#endif

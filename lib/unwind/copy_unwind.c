@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unwinding copied user stacks in user space, with the BPF walker's tables. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/proc/maps.h"
+#include "lib/stack/store.h"
+#include "lib/unwind/copy_unwind.h"
+#include "lib/unwind/table.h"
+
+struct copy_proc {
+	struct unwind_map *maps;
+	size_t n;
+};
+
+struct copy_unwinder {
+	struct unwind_cache *cache;
+	struct stack_store *procs; /* key: pid; data: struct copy_proc */
+	struct unwind_frame *frames;
+	size_t cap;
+};
+
+struct copy_unwinder *copy_unwinder__new(void)
+{
+	struct copy_unwinder *cu = calloc(1, sizeof(*cu));
+
+	if (!cu)
+		return NULL;
+	cu->cache = unwind_cache__new();
+	cu->procs = stack_store__new();
+	if (!cu->cache || !cu->procs) {
+		copy_unwinder__free(cu);
+		return NULL;
+	}
+	return cu;
+}
+
+static void copy_proc__free(struct copy_proc *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->n; i++)
+		free((char *)p->maps[i].path);
+	free(p->maps);
+	free(p);
+}
+
+static const struct unwind_table *copy__table(struct copy_unwinder *cu, int pid,
+					      const struct proc_map *m)
+{
+	char path[96];
+	const struct unwind_table *t;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return unwind_cache__get(cu->cache, m->path);
+	t = unwind_cache__get_fd(cu->cache, fd, m->path);
+	close(fd);
+	return t;
+}
+
+static struct copy_proc *copy__read(struct copy_unwinder *cu, int pid)
+{
+	struct copy_proc *p = calloc(1, sizeof(*p));
+	struct proc_map *maps;
+	size_t n, i;
+
+	if (!p || proc_maps__read(pid, &maps, &n)) {
+		free(p);
+		return NULL;
+	}
+	p->maps = calloc(n ? n : 1, sizeof(*p->maps));
+	for (i = 0; p->maps && i < n; i++) {
+		struct unwind_map *um = &p->maps[p->n];
+
+		if (!(maps[i].prot & PROC_MAP_X))
+			continue;
+		*um = (struct unwind_map){ .start = maps[i].start, .end = maps[i].end,
+					   .pgoff = maps[i].pgoff, .path = strdup(maps[i].path) };
+		if (maps[i].path[0] == '/')
+			unwind_map__set_table(um, copy__table(cu, pid, &maps[i]));
+		p->n++;
+	}
+	proc_maps__free(maps, n);
+	if (!p->maps) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int copy_unwinder__see(struct copy_unwinder *cu, int pid)
+{
+	int32_t key = pid;
+	struct copy_proc *p = copy__read(cu, pid);
+	struct stack_entry *e;
+
+	if (!p)
+		return -ESRCH;
+	e = stack_store__add(cu->procs, &key, sizeof(key), 0);
+	if (!e) {
+		copy_proc__free(p);
+		return -ENOMEM;
+	}
+	copy_proc__free(e->data);
+	e->data = p;
+	return 0;
+}
+
+static struct copy_proc *copy__proc(struct copy_unwinder *cu, int pid)
+{
+	int32_t key = pid;
+	struct stack_entry *e = stack_store__add(cu->procs, &key, sizeof(key), 0);
+
+	if (e && !e->data)
+		copy_unwinder__see(cu, pid);
+	return e ? e->data : NULL;
+}
+
+enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const struct st_ucopy *c,
+				     uint64_t *out, size_t max, size_t *n)
+{
+	struct copy_proc *p = copy__proc(cu, pid);
+	struct unwind_regs regs = { .ip = c->ip, .sp = c->sp, .bp = c->bp };
+	struct unwind_stack stack = { .base = c->sp, .data = (const uint8_t *)(c + 1),
+				      .len = c->len };
+	enum unwind_stop stop;
+	size_t i;
+
+	*n = 0;
+	if (!p)
+		return UNWIND_STOP_NO_MAPPING;
+	if (max > cu->cap) {
+		struct unwind_frame *f = realloc(cu->frames, max * sizeof(*f));
+
+		if (!f)
+			return UNWIND_STOP_DEPTH;
+		cu->frames = f;
+		cu->cap = max;
+	}
+	stop = unwinder__walk(p->maps, p->n, &regs, &stack, cu->frames, max, n);
+	for (i = 0; i < *n; i++)
+		out[i] = cu->frames[i].addr;
+	return stop;
+}
+
+void copy_unwinder__free(struct copy_unwinder *cu)
+{
+	struct stack_entry **e;
+	size_t i;
+
+	if (!cu)
+		return;
+	e = cu->procs ? stack_store__entries(cu->procs) : NULL;
+	for (i = 0; e && i < stack_store__len(cu->procs); i++)
+		copy_proc__free(e[i]->data);
+	free(e);
+	stack_store__free(cu->procs);
+	unwind_cache__free(cu->cache);
+	free(cu->frames);
+	free(cu);
+}
