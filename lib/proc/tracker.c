@@ -7,14 +7,17 @@
 #include "lib/stack/store.h"
 #include "lib/sym/symbolizer.h"
 #include "lib/unwind/bpf_tables.h"
+#include "lib/unwind/copy_unwind.h"
 
 struct proc_tracker {
 	struct symbolizer *sz;
 	struct bpf_tables *tables;
+	struct copy_unwinder *cu;
 	struct stack_store *seen; /* used as a set of pids */
 };
 
-struct proc_tracker *proc_tracker__new(struct symbolizer *sz, struct bpf_tables *tables)
+struct proc_tracker *proc_tracker__new(struct symbolizer *sz, struct bpf_tables *tables,
+				       struct copy_unwinder *cu)
 {
 	struct proc_tracker *pt = calloc(1, sizeof(*pt));
 
@@ -22,6 +25,7 @@ struct proc_tracker *proc_tracker__new(struct symbolizer *sz, struct bpf_tables 
 		return NULL;
 	pt->sz = sz;
 	pt->tables = tables;
+	pt->cu = cu;
 	pt->seen = stack_store__new();
 	if (!pt->seen) {
 		free(pt);
@@ -35,6 +39,8 @@ static void tracker__load(struct proc_tracker *pt, int pid)
 	symbolizer__see(pt->sz, pid);
 	if (pt->tables)
 		bpf_tables__add_process(pt->tables, pid);
+	if (pt->cu)
+		copy_unwinder__see(pt->cu, pid);
 }
 
 void proc_tracker__saw(struct proc_tracker *pt, int pid)
@@ -55,6 +61,8 @@ void proc_tracker__changed(struct proc_tracker *pt, int pid)
 	symbolizer__refresh(pt->sz, pid);
 	if (pt->tables)
 		bpf_tables__add_process(pt->tables, pid);
+	if (pt->cu)
+		copy_unwinder__see(pt->cu, pid);
 }
 
 void proc_tracker__exited(struct proc_tracker *pt, int pid)

@@ -9,14 +9,16 @@
 
 struct symbolizer;
 struct bpf_tables;
+struct copy_unwinder;
 struct proc_tracker;
 
 /**
- * proc_tracker__new() - @tables may be NULL (frame-pointer mode).
+ * proc_tracker__new() - @tables (BPF walker) and @cu (copied stacks) may be NULL.
  *
  * Return: the tracker, or NULL (ENOMEM).
  */
-struct proc_tracker *proc_tracker__new(struct symbolizer *sz, struct bpf_tables *tables);
+struct proc_tracker *proc_tracker__new(struct symbolizer *sz, struct bpf_tables *tables,
+				       struct copy_unwinder *cu);
 
 /** proc_tracker__saw() - an event of @pid: load it if this is the first sight. */
 void proc_tracker__saw(struct proc_tracker *pt, int pid);

@@ -30,9 +30,10 @@ int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid,
 	for (i = 0; i < kd && !err; i++)
 		err = frames__push(ef, i, symbolizer__kernel(sz, ips[i], i > 0, addrs, buf,
 							     sizeof(buf)));
+	/* ST_FRAME_FP marks frames the BPF walker found by frame pointer; not part of the pc. */
 	for (i = 0; i < ud && !err; i++)
-		err = frames__push(ef, kd + i, symbolizer__user(sz, pid, ips[kd + i], i > 0, addrs,
-								buf, sizeof(buf)));
+		err = frames__push(ef, kd + i, symbolizer__user(sz, pid, ips[kd + i] & ~ST_FRAME_FP,
+								i > 0, addrs, buf, sizeof(buf)));
 	if (!err && lost)
 		err = frames__push(ef, kd, "[user stack lost: unavailable]");
 	ef->nk = kd;

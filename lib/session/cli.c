@@ -18,6 +18,8 @@ enum {
 	OPT_DEBUG,
 	OPT_UNWIND,
 	OPT_UNWIND_ROWS,
+	OPT_COPY_KB,
+	OPT_UNWIND_CHECK,
 };
 
 /* Ring buffer bounds: one page, and 1 GiB (the kernel's own ceiling is 2 GiB). */
@@ -39,6 +41,11 @@ static const struct argp_option common_options[] = {
 	  "default), table (tables only), fp (frame pointers only)", 2 },
 	{ "unwind-rows", OPT_UNWIND_ROWS, "N", 0,
 	  "Unwind rows the BPF maps hold, 8 bytes each (default 2097152)", 2 },
+	{ "stack-copy-kb", OPT_COPY_KB, "KB", 0,
+	  "With --unwind=copy: user stack copied per event, 1-64 (default 16)", 2 },
+	{ "unwind-check", OPT_UNWIND_CHECK, NULL, 0,
+	  "Also copy each user stack, unwind it in user space and count events where the "
+	  "two walks differ (a self-test of the BPF walker)", 2 },
 	{ NULL, 0, NULL, 0, "Run:", 3 },
 	{ "duration", 'D', "SECONDS", 0, "Stop after this long (fractions allowed)", 3 },
 	{ "verbose", 'v', NULL, 0, "Show addresses beside symbol names", 3 },
@@ -57,6 +64,7 @@ void st_common_opts__init(struct st_common_opts *o)
 	o->udepth = ST_MAX_USTACK_FP;
 	o->unwind = ST_UNWIND_AUTO;
 	o->unwind_rows = BPF_TABLES_ROWS_DEFAULT;
+	o->copy_kb = 16;
 }
 
 static int cli__number(struct argp_state *state, const char *what, const char *arg, uint64_t min,
@@ -89,8 +97,10 @@ static void cli__unwind(struct argp_state *state, const char *arg, unsigned *mod
 		*mode = ST_UNWIND_TABLE;
 	else if (!strcmp(arg, "fp"))
 		*mode = ST_UNWIND_FP;
+	else if (!strcmp(arg, "copy"))
+		*mode = ST_UNWIND_COPY;
 	else
-		argp_failure(state, 2, 0, "unwind mode '%s': want auto, table or fp", arg);
+		argp_failure(state, 2, 0, "unwind mode '%s': want auto, table, fp or copy", arg);
 }
 
 static error_t common_parse(int key, char *arg, struct argp_state *state)
@@ -121,12 +131,17 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_DEBUG: o->debug = true; break;
 	case OPT_UNWIND: cli__unwind(state, arg, &o->unwind); break;
+	case OPT_COPY_KB: cli__number(state, "stack copy size", arg, 1, ST_COPY_MAX / 1024, &o->copy_kb); break;
+	case OPT_UNWIND_CHECK: o->unwind_check = true; break;
 	case OPT_UNWIND_ROWS:
 		cli__number(state, "unwind rows", arg, 1024, 1u << 27, &o->unwind_rows);
 		break;
 	case ARGP_KEY_END:
 		if (o->kernel_only && o->user_only)
 			argp_failure(state, 2, 0, "-K and -U exclude each other");
+		if (o->unwind_check && o->unwind != ST_UNWIND_TABLE && o->unwind != ST_UNWIND_AUTO)
+			argp_failure(state, 2, 0, "--unwind-check compares the table walk: use it with "
+				     "--unwind=table or auto");
 		if (o->unwind == ST_UNWIND_FP && o->udepth > ST_MAX_USTACK_FP)
 			argp_failure(state, 2, 0, "--max-user-depth above %d needs --unwind=auto or table",
 				     ST_MAX_USTACK_FP);
@@ -149,6 +164,8 @@ void st_common_opts__config(const struct st_common_opts *o, struct st_config *cf
 	cfg->kdepth_max = o->kdepth;
 	cfg->udepth_max = o->udepth;
 	cfg->unwind = o->unwind;
+	if (o->unwind == ST_UNWIND_COPY || o->unwind_check)
+		cfg->copy_bytes = o->copy_kb * 1024;
 }
 
 FILE *st_common_opts__open_output(const struct st_common_opts *o)

@@ -20,6 +20,8 @@ struct st_common_opts {
 	uint64_t kdepth, udepth;
 	unsigned unwind;        /* enum st_unwind_mode */
 	uint64_t unwind_rows;   /* capacity of the BPF row table */
+	uint64_t copy_kb;       /* --stack-copy-kb: user stack copied per event in copy mode */
+	bool unwind_check;      /* also copy the stack and compare the user-space unwind */
 	const char *output;     /* -o FILE, NULL = stdout */
 };
 

@@ -13,7 +13,6 @@
 #include "lib/out/folded.h"
 #include "lib/out/text.h"
 #include "lib/report/event_frames.h"
-#include "lib/proc/tracker.h"
 #include "lib/report/report.h"
 #include "lib/stack/store.h"
 #include "lib/util/log.h"
@@ -101,7 +100,6 @@ static int count_on_event(void *ctx, const struct st_event *ev, const uint64_t *
 	struct raw_key *k = calloc(1, len);
 	struct stack_entry *e;
 
-	proc_tracker__saw(c->run.tracker, ev->pid);
 	if (!k) {
 		c->err = -ENOMEM;
 		return 1;
@@ -185,8 +183,7 @@ static int count_run(struct count *c)
 		return events_run__exit_code(err);
 	err = session__run(c->run.session);
 	count_print(c);
-	session__report_losses(c->run.session);
-	symbolizer__report(c->run.sym);
+	events_run__report(&c->run);
 	return err || c->err ? 1 : 0;
 }
 

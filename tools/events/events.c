@@ -12,6 +12,8 @@
 #include "lib/proc/tracker.h"
 #include "lib/session/capture_maps.h"
 #include "lib/unwind/bpf_tables.h"
+#include "lib/unwind/copy_stage.h"
+#include "lib/unwind/copy_unwind.h"
 #include "lib/util/log.h"
 #include "tools/events/events.h"
 
@@ -51,8 +53,34 @@ static int events__load(struct events_run *r)
 	return err;
 }
 
-int events_run__start(struct events_run *r, const struct session_opts *so)
+static int events__on_event(void *ctx, const struct st_event *ev, const uint64_t *ips)
 {
+	struct events_run *r = ctx;
+
+	proc_tracker__saw(r->tracker, ev->pid);
+	if (r->copy) {
+		ev = copy_stage__process(r->copy, ev, &ips);
+		if (!ev)
+			return 1;
+	}
+	return r->tool.on_event ? r->tool.on_event(r->tool.ctx, ev, ips) : 0;
+}
+
+static int events__copy_setup(struct events_run *r)
+{
+	bool copy = r->common.unwind == ST_UNWIND_COPY;
+
+	if (!copy && !r->common.unwind_check)
+		return 0;
+	r->cu = copy_unwinder__new();
+	if (r->cu)
+		r->copy = copy_stage__new(r->cu, copy, r->common.udepth);
+	return r->copy ? 0 : -ENOMEM;
+}
+
+int events_run__start(struct events_run *r, const struct session_opts *tool_so)
+{
+	struct session_opts so = *tool_so;
 	struct probe_progs progs;
 	int err;
 
@@ -63,12 +91,15 @@ int events_run__start(struct events_run *r, const struct session_opts *so)
 	r->sym = symbolizer__new();
 	if (!r->sym)
 		return -errno;
-	if (r->common.unwind != ST_UNWIND_FP) {
+	if (r->common.unwind == ST_UNWIND_TABLE || r->common.unwind == ST_UNWIND_AUTO) {
 		r->tables = bpf_tables__new(r->skel->obj);
 		if (!r->tables)
 			return -errno;
 	}
-	r->tracker = proc_tracker__new(r->sym, r->tables);
+	err = events__copy_setup(r);
+	if (err)
+		return err;
+	r->tracker = proc_tracker__new(r->sym, r->tables, r->cu);
 	if (!r->tracker)
 		return -ENOMEM;
 	if (r->common.pid)
@@ -82,13 +113,26 @@ int events_run__start(struct events_run *r, const struct session_opts *so)
 	r->links = probe_links__attach(r->specs, r->nspecs, &progs, r->common.pid);
 	if (!r->links)
 		return -errno;
-	r->session = session__new(r->skel->obj, so);
+	r->tool = so;
+	so.on_event = events__on_event;
+	so.ctx = r;
+	r->session = session__new(r->skel->obj, &so);
 	if (!r->session)
 		return -errno;
 	session_install_signals();
 	fprintf(stderr, "Tracing %zu probe points... Hit Ctrl-C to end.\n",
 		probe_links__count(r->links));
 	return 0;
+}
+
+void events_run__report(const struct events_run *r)
+{
+	session__report_losses(r->session);
+	symbolizer__report(r->sym);
+	if (r->tables)
+		bpf_tables__report(r->tables);
+	if (r->copy)
+		copy_stage__report(r->copy);
 }
 
 int events_run__exit_code(int err)
@@ -105,6 +149,8 @@ void events_run__stop(struct events_run *r)
 	events_bpf__destroy(r->skel);
 	proc_tracker__free(r->tracker);
 	bpf_tables__free(r->tables);
+	copy_stage__free(r->copy);
+	copy_unwinder__free(r->cu);
 	symbolizer__free(r->sym);
 	for (i = 0; i < r->nspecs; i++)
 		probe_spec__release(&r->specs[i]);

@@ -17,6 +17,8 @@ struct events_bpf;
 struct probe_links;
 struct bpf_tables;
 struct proc_tracker;
+struct copy_unwinder;
+struct copy_stage;
 
 struct events_run {
 	struct st_common_opts common;
@@ -27,7 +29,10 @@ struct events_run {
 	struct session *session;
 	struct symbolizer *sym;
 	struct bpf_tables *tables;   /* NULL in fp mode */
-	struct proc_tracker *tracker; /* call proc_tracker__saw() for every event */
+	struct proc_tracker *tracker;
+	struct copy_unwinder *cu;     /* copy mode and --unwind-check only */
+	struct copy_stage *copy;
+	struct session_opts tool;     /* the tool's own callbacks, behind events__on_event() */
 };
 
 /**
@@ -39,12 +44,17 @@ int events_run__add_spec(struct events_run *r, const char *text, char *err, size
 
 /**
  * events_run__start() - load, attach, and set up the session and symbolizer;
- * prints "Tracing N probe points..." on stderr once attached.
+ * prints "Tracing N probe points..." on stderr once attached. Every record
+ * reaches @so->on_event after its process is known to the tracker and a
+ * copied stack has been unwound.
  *
  * Return: 0, -EINVAL when a spec names nothing that exists (exit 2), other
  * -errno for run-time failures (exit 1). Nothing stays attached on failure.
  */
 int events_run__start(struct events_run *r, const struct session_opts *so);
+
+/** events_run__report() - every loss and check at exit, one stderr line per reason. */
+void events_run__report(const struct events_run *r);
 
 /** events_run__exit_code() - 0, 1 or 2 for an events_run__start() error. */
 int events_run__exit_code(int err);

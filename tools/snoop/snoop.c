@@ -10,7 +10,6 @@
 
 #include "lib/out/json.h"
 #include "lib/out/text.h"
-#include "lib/proc/tracker.h"
 #include "lib/report/event_frames.h"
 #include "lib/util/log.h"
 #include "lib/util/parse.h"
@@ -103,7 +102,6 @@ static int snoop_on_event(void *ctx, const struct st_event *ev, const uint64_t *
 
 	if (!s->t0)
 		s->t0 = ev->ts;
-	proc_tracker__saw(s->run.tracker, ev->pid);
 	s->err = event_frames__build(&ef, s->run.sym, ev->pid, ips, ev->kdepth, ev->udepth,
 				     ev->flags, s->run.common.addrs);
 	if (s->err)
@@ -135,8 +133,7 @@ static int snoop_run(struct snoop *s)
 			"CPU", "PROBE");
 	err = session__run(s->run.session);
 	fflush(s->out);
-	session__report_losses(s->run.session);
-	symbolizer__report(s->run.sym);
+	events_run__report(&s->run);
 	return err || s->err ? 1 : 0;
 }
 

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The copy stage: records with a copied user stack, before a tool sees them. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/unwind/copy_stage.h"
+#include "lib/unwind/copy_unwind.h"
+
+struct copy_stage {
+	struct copy_unwinder *cu;
+	bool replace;
+	uint32_t max;
+	struct st_event *ev; /* rebuilt record: header + kernel frames + user frames */
+	uint64_t *user;      /* user-space walk of the copy */
+	struct copy_stage_stats st;
+};
+
+struct copy_stage *copy_stage__new(struct copy_unwinder *cu, bool replace, uint32_t max_frames)
+{
+	struct copy_stage *cs = calloc(1, sizeof(*cs));
+
+	if (!cs)
+		return NULL;
+	cs->cu = cu;
+	cs->replace = replace;
+	cs->max = max_frames;
+	cs->ev = malloc(sizeof(*cs->ev) + (ST_MAX_KSTACK + max_frames) * sizeof(uint64_t));
+	cs->user = calloc(max_frames, sizeof(uint64_t));
+	if (!cs->ev || !cs->user) {
+		copy_stage__free(cs);
+		return NULL;
+	}
+	return cs;
+}
+
+/* The BPF walk marks frame-pointer frames; the comparison is about addresses. */
+static bool stage__same(const uint64_t *bpf, size_t nb, const uint64_t *user, size_t nu)
+{
+	size_t i;
+
+	if (nb != nu)
+		return false;
+	for (i = 0; i < nb; i++)
+		if ((bpf[i] & ~ST_FRAME_FP) != user[i])
+			return false;
+	return true;
+}
+
+const struct st_event *copy_stage__process(struct copy_stage *cs, const struct st_event *ev,
+					   const uint64_t **ips)
+{
+	const struct st_ucopy *c = (const struct st_ucopy *)(*ips + ev->kdepth + ev->udepth);
+	enum unwind_stop stop;
+	size_t n;
+
+	if (!(ev->flags & ST_EV_UCOPY))
+		return ev;
+	stop = copy_unwinder__walk(cs->cu, ev->pid, c, cs->user, cs->max, &n);
+	cs->st.unwound++;
+	if ((unsigned)stop < UNWIND_STOP_MAX)
+		cs->st.stops[stop]++;
+	if (!cs->replace) {
+		cs->st.compared++;
+		cs->st.differ += !stage__same(*ips + ev->kdepth, ev->udepth, cs->user, n);
+		return ev;
+	}
+	*cs->ev = *ev;
+	cs->ev->udepth = n;
+	cs->ev->flags &= ~ST_EV_UCOPY;
+	if (stop == UNWIND_STOP_DEPTH)
+		cs->ev->flags |= ST_EV_UTRUNC;
+	memcpy(cs->ev + 1, *ips, ev->kdepth * sizeof(uint64_t));
+	memcpy((uint64_t *)(cs->ev + 1) + ev->kdepth, cs->user, n * sizeof(uint64_t));
+	*ips = (const uint64_t *)(cs->ev + 1);
+	return cs->ev;
+}
+
+const struct copy_stage_stats *copy_stage__stats(const struct copy_stage *cs)
+{
+	return &cs->st;
+}
+
+void copy_stage__report(const struct copy_stage *cs)
+{
+	unsigned i;
+
+	if (cs->st.compared)
+		fprintf(stderr, "stacktap: unwind check: %llu events compared, %llu differ\n",
+			(unsigned long long)cs->st.compared, (unsigned long long)cs->st.differ);
+	for (i = 0; i < UNWIND_STOP_MAX; i++)
+		if (i != UNWIND_STOP_OUTERMOST && cs->st.stops[i])
+			fprintf(stderr, "stacktap: %llu copied stacks stopped early: %s\n",
+				(unsigned long long)cs->st.stops[i], unwind_stop_name(i));
+}
+
+void copy_stage__free(struct copy_stage *cs)
+{
+	if (!cs)
+		return;
+	free(cs->ev);
+	free(cs->user);
+	free(cs);
+}

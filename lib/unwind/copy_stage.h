@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The copy stage: what happens to a record that carries a copied user stack
+ * (ST_EV_UCOPY) before a tool sees it. In --unwind=copy mode the copy is
+ * unwound here and becomes the record's user frames; with --unwind-check the
+ * BPF walk is kept and compared with the user-space walk of the same copy.
+ */
+#ifndef ST_UNWIND_COPY_STAGE_H
+#define ST_UNWIND_COPY_STAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bpf/record.h"
+#include "lib/unwind/unwinder.h"
+
+struct copy_unwinder;
+struct copy_stage;
+
+struct copy_stage_stats {
+	uint64_t unwound;    /* copies unwound in user space */
+	uint64_t compared;   /* --unwind-check: events compared */
+	uint64_t differ;     /* --unwind-check: events whose two walks differ */
+	uint64_t stops[UNWIND_STOP_MAX]; /* copy walks by why they stopped */
+};
+
+/** copy_stage__new() - @replace: copy mode (the copy becomes the user stack). */
+struct copy_stage *copy_stage__new(struct copy_unwinder *cu, bool replace, uint32_t max_frames);
+
+/**
+ * copy_stage__process() - pass a record through the stage.
+ * @ips: in: the record's frames; out: the frames the tool should use
+ *
+ * Return: the record the tool should use (@ev itself, or a rebuilt one that
+ * stays valid until the next call), or NULL when out of memory.
+ */
+const struct st_event *copy_stage__process(struct copy_stage *cs, const struct st_event *ev,
+					   const uint64_t **ips);
+
+/** copy_stage__stats() - the figures so far. */
+const struct copy_stage_stats *copy_stage__stats(const struct copy_stage *cs);
+
+/** copy_stage__report() - stderr lines: the check's verdict, copy walks that stopped early. */
+void copy_stage__report(const struct copy_stage *cs);
+
+/** copy_stage__free() - NULL is fine. */
+void copy_stage__free(struct copy_stage *cs);
+
+#endif
