@@ -41,6 +41,21 @@ enum st_unwind_mode {
 enum st_rec_kind {
 	ST_REC_EVENT = 1,  /* one event: header + kernel frames + user frames */
 	ST_REC_USTACK = 2, /* a deferred user stack: struct st_ustack + frames */
+	ST_REC_PROC = 3,   /* a process execs, maps code, or exits: struct st_proc_event */
+};
+
+enum st_proc_what {
+	ST_PROC_EXEC = 1, /* the process exec'ed: its mappings are new */
+	ST_PROC_MMAP = 2, /* it mapped something executable (dlopen, the loader) */
+	ST_PROC_EXIT = 3, /* its last thread exited */
+};
+
+/* Process lifecycle, so unwind tables and mappings follow exec, dlopen and exit. */
+struct st_proc_event {
+	__u16 kind; /* ST_REC_PROC */
+	__u16 what; /* enum st_proc_what */
+	__u32 pid;
+	__u64 ts;
 };
 
 /* st_event.flags */

@@ -8,13 +8,23 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/session/joiner.h"
 #include "lib/session/session.h"
 #include "lib/util/log.h"
 
 /* Poll timeout: bounds how late a duration, interval or exit is noticed. */
 #define SESSION_POLL_MS 50
+/*
+ * After the stop, how long to wait for the deferred user stacks of events
+ * already taken: a task returns to user space within microseconds unless it
+ * is blocked, and a blocked one would not come back in any useful time.
+ */
+#define SESSION_DRAIN_MS 200
+/* How often the joiner looks for tasks that died before their stack came. */
+#define SESSION_TICK_NS 1000000000ull
 
 struct session {
 	struct ring_buffer *rb;
@@ -22,6 +32,10 @@ struct session {
 	int ncpus;
 	struct session_opts opts;
 	uint64_t events;
+	struct joiner *joiner;
+	uint64_t stop_ts;   /* when draining: events taken after this are not wanted */
+	uint64_t foreign;   /* records of an unknown kind, ignored */
+	bool draining;
 	bool stop;
 	bool interrupted;
 };
@@ -64,20 +78,76 @@ int session_set_ringbuf_size(struct bpf_object *obj, size_t bytes)
 	return bpf_map__set_max_entries(map, sz);
 }
 
-static int session__on_record(void *ctx, void *data, size_t size)
+static int session__on_proc(struct session *s, const void *data, size_t size)
+{
+	const struct st_proc_event *pe = data;
+
+	if (size < sizeof(*pe))
+		st_warn("session: short process record of %zu bytes ignored", size);
+	else if (s->opts.on_proc)
+		s->opts.on_proc(s->opts.ctx, pe->what, pe->pid);
+	return 0;
+}
+
+/* A complete event (joined, or never deferred) goes to the tool. */
+static int session__deliver(void *ctx, const struct st_event *ev, const uint64_t *ips)
 {
 	struct session *s = ctx;
-	const struct st_event *ev = data;
 
+	if (s->stop)
+		return 1;
+	s->events++;
+	if (s->opts.on_event && s->opts.on_event(s->opts.ctx, ev, ips))
+		s->stop = true;
+	if (s->opts.max_events && s->events >= s->opts.max_events)
+		s->stop = true;
+	return s->stop;
+}
+
+static int session__on_event(struct session *s, const struct st_event *ev, size_t size)
+{
 	if (size < sizeof(*ev) || size < sizeof(*ev) + (ev->kdepth + ev->udepth) * 8ull) {
 		st_warn("session: short record of %zu bytes ignored", size);
 		return 0;
 	}
-	s->events++;
-	if (s->opts.on_event && s->opts.on_event(s->opts.ctx, ev, (const uint64_t *)(ev + 1)))
+	if (s->draining && ev->ts > s->stop_ts)
+		return 0;
+	return joiner__add_event(s->joiner, ev, (const uint64_t *)(ev + 1));
+}
+
+static int session__on_ustack(struct session *s, const struct st_ustack *us, size_t size)
+{
+	if (size < sizeof(*us) || size < sizeof(*us) + us->udepth * 8ull) {
+		st_warn("session: short user-stack record of %zu bytes ignored", size);
+		return 0;
+	}
+	return joiner__add_ustack(s->joiner, us, (const uint64_t *)(us + 1));
+}
+
+static int session__on_record(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+	int ret = 0;
+
+	if (size < sizeof(__u16))
+		return 0;
+	switch (*(const __u16 *)data) {
+	case ST_REC_EVENT: ret = session__on_event(s, data, size); break;
+	case ST_REC_USTACK: ret = session__on_ustack(s, data, size); break;
+	case ST_REC_PROC: ret = session__on_proc(s, data, size); break;
+	default:
+		if (s->opts.on_record)
+			ret = s->opts.on_record(s->opts.ctx, data, size);
+		else
+			s->foreign++;
+		break;
+	}
+	if (ret < 0) {
+		st_err("session: %s", strerror(-ret));
 		s->stop = true;
-	if (s->opts.max_events && s->events >= s->opts.max_events)
+	} else if (ret) {
 		s->stop = true;
+	}
 	/* A negative return ends ring_buffer__poll's batch early, so -n N stops exactly. */
 	return s->stop ? -ECANCELED : 0;
 }
@@ -97,6 +167,11 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 	if (!s)
 		return NULL;
 	s->opts = *opts;
+	s->joiner = joiner__new(&(struct joiner_opts){ .emit = session__deliver, .ctx = s });
+	if (!s->joiner) {
+		free(s);
+		return NULL;
+	}
 	s->stats_fd = bpf_map__fd(stats);
 	s->ncpus = libbpf_num_possible_cpus();
 	s->rb = ring_buffer__new(bpf_map__fd(events), session__on_record, s, NULL);
@@ -114,6 +189,27 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 static bool session__target_gone(const struct session *s)
 {
 	return s->opts.target_pid && kill(s->opts.target_pid, 0) && errno == ESRCH;
+}
+
+/*
+ * Whatever was captured before the stop is still output: the ring buffer is
+ * drained, deferred stacks still on their way are waited for a little, and
+ * the events whose stack did not come leave flagged. Events taken after the
+ * stop are not wanted.
+ */
+static void session__drain(struct session *s)
+{
+	uint64_t deadline;
+
+	s->stop_ts = now_ns();
+	s->draining = true;
+	deadline = s->stop_ts + SESSION_DRAIN_MS * 1000000ull;
+	ring_buffer__consume(s->rb);
+	while (!s->stop && joiner__waiting(s->joiner) && now_ns() < deadline)
+		if (ring_buffer__poll(s->rb, 10) < 0 && errno != EINTR)
+			break;
+	if (!s->stop)
+		joiner__flush(s->joiner, JOINER_LOST_PENDING);
 }
 
 int session__run(struct session *s)
@@ -136,6 +232,8 @@ int session__run(struct session *s)
 		}
 		gone = session__target_gone(s);
 		t = now_ns();
+		if (joiner__tick(s->joiner, t, SESSION_TICK_NS))
+			s->stop = true;
 		if (s->opts.duration_ns && t - start >= s->opts.duration_ns)
 			break;
 		if (s->opts.interval_ns && t >= next_tick && s->opts.on_interval) {
@@ -143,9 +241,8 @@ int session__run(struct session *s)
 			next_tick += s->opts.interval_ns;
 		}
 	}
-	/* Whatever was captured before the stop is still output. */
 	if (!s->stop && err >= 0)
-		ring_buffer__consume(s->rb);
+		session__drain(s);
 	if (err < 0)
 		st_err("session: ring buffer poll failed: %s", strerror(-err));
 	return err;
@@ -182,7 +279,40 @@ static const char *const loss_names[ST_STAT_MAX] = {
 	[ST_STAT_UTRUNC] = "user stacks truncated at the depth limit",
 	[ST_STAT_KFAIL] = "kernel stacks unavailable",
 	[ST_STAT_UFAIL] = "user stacks unavailable",
+	[ST_STAT_TW_BUSY] = "deferred user-stack requests refused as busy: captured synchronously",
+	[ST_STAT_TW_FAIL] = "deferred user-stack requests failed: captured synchronously",
+	[ST_STAT_DEFER_FULL] = "deferred user-stack request table full: captured synchronously",
+	[ST_DROP_USTACK_RINGBUF] = "deferred user stacks lost: ring buffer full",
 };
+
+static const char *const stop_names[ST_USTOP_MAX] = {
+	[ST_USTOP_NO_TABLE] = "no unwind table and no frame pointer",
+	[ST_USTOP_BAD_CFA] = "CFA not above sp or misaligned",
+	[ST_USTOP_READ_FAILED] = "reading the stack failed",
+	[ST_USTOP_UNSUPPORTED] = "unwind rule not supported",
+};
+
+/* The joiner's side: events that left without their stack, walks that stopped early. */
+static void session__report_joiner(const struct session *s)
+{
+	const struct joiner_stats *js = joiner__stats(s->joiner);
+	int k;
+
+	for (k = JOINER_LOST_NONE + 1; k < JOINER_LOST_MAX; k++)
+		if (js->lost[k])
+			fprintf(stderr, "stacktap: %llu events without their user stack: %s\n",
+				(unsigned long long)js->lost[k], joiner_lost_reason(k));
+	for (k = 0; k < ST_USTOP_MAX; k++)
+		if (stop_names[k] && js->stops[k])
+			fprintf(stderr, "stacktap: %llu deferred user-stack walks stopped early: %s\n",
+				(unsigned long long)js->stops[k], stop_names[k]);
+	if (js->duplicates)
+		fprintf(stderr, "stacktap: %llu duplicate deferred user stacks ignored\n",
+			(unsigned long long)js->duplicates);
+	if (s->foreign)
+		fprintf(stderr, "stacktap: %llu records of an unknown kind ignored\n",
+			(unsigned long long)s->foreign);
+}
 
 void session__report_losses(const struct session *s)
 {
@@ -195,6 +325,13 @@ void session__report_losses(const struct session *s)
 		if (loss_names[k] && st[k])
 			fprintf(stderr, "stacktap: %llu %s\n", (unsigned long long)st[k],
 				loss_names[k]);
+	session__report_joiner(s);
+	/* Not a loss: how many walks served how many events (one per kernel entry). */
+	if (st[ST_STAT_UWALKS])
+		fprintf(stderr, "stacktap: deferred user stacks: %llu walks for %llu events\n",
+			(unsigned long long)st[ST_STAT_UWALKS],
+			(unsigned long long)(joiner__stats(s->joiner)->held +
+						    joiner__stats(s->joiner)->late));
 }
 
 void session__free(struct session *s)
@@ -202,5 +339,145 @@ void session__free(struct session *s)
 	if (!s)
 		return;
 	ring_buffer__free(s->rb);
+	joiner__free(s->joiner);
 	free(s);
+}
+
+/*
+ * The deferred-capture probe: an ARRAY map whose value is one struct
+ * bpf_task_work (described by a hand-made BTF, as the kernel finds the field
+ * by its type's name), and a sleepable syscall program that requests a
+ * task_work on the current task with an empty callback. Run once: 0 from the
+ * kfunc means the whole path works here (the callback runs, harmlessly, when
+ * this thread returns from bpf()).
+ */
+#define PROBE_INSN(c, d, s_, o, i)                                                       \
+	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s_), .off = (o), .imm = (i) })
+
+struct probe_btf {
+	struct btf *btf;
+	int val_id, main_id, cb_id;
+};
+
+static int probe__btf(struct probe_btf *pb)
+{
+	struct btf *b = btf__new_empty();
+	int u64, tw, vp, proto;
+
+	if (!b)
+		return -errno;
+	pb->btf = b;
+	btf__add_int(b, "int", 4, BTF_INT_SIGNED); /* type 1: the map key and return type */
+	u64 = btf__add_int(b, "unsigned long long", 8, 0);
+	tw = btf__add_struct(b, "bpf_task_work", 8);
+	btf__add_field(b, "__opaque", u64, 0, 0);
+	pb->val_id = btf__add_struct(b, "st_probe_val", 8);
+	btf__add_field(b, "tw", tw, 0, 0);
+	vp = btf__add_ptr(b, 0);
+	proto = btf__add_func_proto(b, 1);
+	btf__add_func_param(b, "ctx", vp);
+	pb->main_id = btf__add_func(b, "st_probe_tw", BTF_FUNC_GLOBAL, proto);
+	proto = btf__add_func_proto(b, 1);
+	btf__add_func_param(b, "map", vp);
+	btf__add_func_param(b, "key", vp);
+	btf__add_func_param(b, "value", vp);
+	pb->cb_id = btf__add_func(b, "st_probe_tw_cb", BTF_FUNC_STATIC, proto);
+	if (pb->cb_id < 0)
+		return pb->cb_id;
+	return btf__load_into_kernel(b);
+}
+
+/* The kfunc's BTF id: the 4-argument form where the kernel has it, else _impl. */
+static int probe__kfunc(void)
+{
+	struct btf *vm = btf__load_vmlinux_btf();
+	int id;
+
+	if (!vm)
+		return -errno;
+	id = btf__find_by_name_kind(vm, "bpf_task_work_schedule_resume", BTF_KIND_FUNC);
+	if (id < 0)
+		id = btf__find_by_name_kind(vm, "bpf_task_work_schedule_resume_impl",
+					    BTF_KIND_FUNC);
+	btf__free(vm);
+	return id < 0 ? -EOPNOTSUPP : id;
+}
+
+static int probe__run(int map, int btf_fd, const struct probe_btf *pb, int kfunc)
+{
+	const struct bpf_insn insns[] = {
+		PROBE_INSN(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, 0),
+		PROBE_INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD, 0, map),
+		PROBE_INSN(0, 0, 0, 0, 0),
+		PROBE_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_10, 0, 0),
+		PROBE_INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -4),
+		PROBE_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		PROBE_INSN(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, 2, 0),
+		PROBE_INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, -ENOENT),
+		PROBE_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+		PROBE_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_0, 0, 0),
+		PROBE_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_current_task_btf),
+		PROBE_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0),
+		PROBE_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_6, 0, 0),
+		PROBE_INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_3, BPF_PSEUDO_MAP_FD, 0, map),
+		PROBE_INSN(0, 0, 0, 0, 0),
+		PROBE_INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_4, BPF_PSEUDO_FUNC, 0, 4), /* insn 20 */
+		PROBE_INSN(0, 0, 0, 0, 0),
+		PROBE_INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_5, 0, 0, 0),
+		PROBE_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, kfunc),
+		PROBE_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+		PROBE_INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0), /* the callback */
+		PROBE_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+	const struct bpf_func_info fi[2] = { { 0, pb->main_id }, { 20, pb->cb_id } };
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .prog_flags = BPF_F_SLEEPABLE, .prog_btf_fd = btf_fd,
+		    .func_info = fi, .func_info_cnt = 2, .func_info_rec_size = sizeof(fi[0]));
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+	int prog, err;
+
+	prog = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, "st_probe_tw", "GPL", insns,
+			     sizeof(insns) / sizeof(insns[0]), &po);
+	if (prog < 0)
+		return -errno;
+	err = bpf_prog_test_run_opts(prog, &run);
+	close(prog);
+	if (err)
+		return err;
+	return (int)run.retval;
+}
+
+static int probe__deferred(char *why, size_t len)
+{
+	struct probe_btf pb = {};
+	int kfunc = probe__kfunc(), map = -1, err;
+
+	if (kfunc < 0) {
+		snprintf(why, len, "the kernel has no bpf_task_work_schedule_resume");
+		return kfunc;
+	}
+	err = probe__btf(&pb);
+	if (!err) {
+		LIBBPF_OPTS(bpf_map_create_opts, mo, .btf_fd = btf__fd(pb.btf),
+			    .btf_key_type_id = 1, .btf_value_type_id = pb.val_id);
+
+		map = bpf_map_create(BPF_MAP_TYPE_ARRAY, "st_probe_tw", 4, 8, 1, &mo);
+		err = map < 0 ? -errno : probe__run(map, btf__fd(pb.btf), &pb, kfunc);
+	}
+	if (err)
+		snprintf(why, len, "a task_work request fails here: %s", strerror(-err));
+	if (map >= 0)
+		close(map);
+	btf__free(pb.btf);
+	return err;
+}
+
+int session_probe_deferred(char *why, size_t len)
+{
+	static int result = 1; /* 1: not probed yet */
+	static char reason[160];
+
+	if (result == 1)
+		result = probe__deferred(reason, sizeof(reason));
+	snprintf(why, len, "%s", result ? reason : "");
+	return result;
 }

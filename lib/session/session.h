@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The session: the run loop every tool shares. It polls the capture ring
- * buffer, hands each record to the tool, keeps time (duration, interval),
- * stops on Ctrl-C/SIGTERM or when the traced process exits, and reports the
- * capture library's loss counters at the end.
+ * buffer, joins deferred user stacks to their events (lib/session/joiner.h)
+ * and hands each complete event to the tool, keeps time (duration,
+ * interval), stops on Ctrl-C/SIGTERM or when the traced process exits, and
+ * reports the capture library's loss counters at the end.
  */
 #ifndef ST_SESSION_H
 #define ST_SESSION_H
@@ -24,7 +25,15 @@ struct session_opts {
 	int target_pid;        /* stop once this process has exited (0 = none) */
 	/* Return non-zero to stop the run (e.g. -n N reached). */
 	int (*on_event)(void *ctx, const struct st_event *ev, const uint64_t *ips);
+	/*
+	 * A tool's own record in the capture ring buffer (a kind other than
+	 * ST_REC_*; e.g. offcpu's switch-in). NULL: such records are ignored.
+	 * Return non-zero to stop the run.
+	 */
+	int (*on_record)(void *ctx, const void *data, size_t size);
 	void (*on_interval)(void *ctx);
+	/* A process exec'ed, mapped code or exited (enum st_proc_what); may be NULL. */
+	void (*on_proc)(void *ctx, unsigned what, int pid);
 	void *ctx;
 };
 
@@ -67,6 +76,16 @@ void session__report_losses(const struct session *s);
 
 /** session__free() - NULL is fine. */
 void session__free(struct session *s);
+
+/**
+ * session_probe_deferred() - can this kernel capture user stacks deferred?
+ * Loads and runs a tiny program that requests a bpf_task_work; the answer
+ * is kept for the process's lifetime.
+ * @why: receives the reason when it cannot
+ *
+ * Return: 0 when it can, else -errno (EOPNOTSUPP: no such kfunc).
+ */
+int session_probe_deferred(char *why, size_t len);
 
 /** session_install_signals() - make SIGINT/SIGTERM stop the run loop. */
 void session_install_signals(void);

@@ -11,6 +11,7 @@
 #include <bpf/usdt.bpf.h>
 
 #include "bpf/capture.bpf.h"
+#include "bpf/proc_events.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

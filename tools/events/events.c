@@ -11,6 +11,7 @@
 #include "lib/probe/attach.h"
 #include "lib/proc/tracker.h"
 #include "lib/session/capture_maps.h"
+#include "lib/session/proc_events.h"
 #include "lib/unwind/bpf_tables.h"
 #include "lib/unwind/copy_stage.h"
 #include "lib/unwind/copy_unwind.h"
@@ -66,6 +67,16 @@ static int events__on_event(void *ctx, const struct st_event *ev, const uint64_t
 	return r->tool.on_event ? r->tool.on_event(r->tool.ctx, ev, ips) : 0;
 }
 
+static void events__on_proc(void *ctx, unsigned what, int pid)
+{
+	struct events_run *r = ctx;
+
+	if (what == ST_PROC_EXIT)
+		proc_tracker__exited(r->tracker, pid);
+	else
+		proc_tracker__changed(r->tracker, pid);
+}
+
 static int events__copy_setup(struct events_run *r)
 {
 	bool copy = r->common.unwind == ST_UNWIND_COPY;
@@ -113,8 +124,12 @@ int events_run__start(struct events_run *r, const struct session_opts *tool_so)
 	r->links = probe_links__attach(r->specs, r->nspecs, &progs, r->common.pid);
 	if (!r->links)
 		return -errno;
+	r->proc_events = proc_events__attach(r->skel->obj);
+	if (!r->proc_events)
+		return -errno;
 	r->tool = so;
 	so.on_event = events__on_event;
+	so.on_proc = events__on_proc;
 	so.ctx = r;
 	r->session = session__new(r->skel->obj, &so);
 	if (!r->session)
@@ -145,6 +160,7 @@ void events_run__stop(struct events_run *r)
 	size_t i;
 
 	session__free(r->session);
+	proc_events__free(r->proc_events);
 	probe_links__free(r->links);
 	events_bpf__destroy(r->skel);
 	proc_tracker__free(r->tracker);

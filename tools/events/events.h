@@ -19,6 +19,7 @@ struct bpf_tables;
 struct proc_tracker;
 struct copy_unwinder;
 struct copy_stage;
+struct proc_events;
 
 struct events_run {
 	struct st_common_opts common;
@@ -32,6 +33,7 @@ struct events_run {
 	struct proc_tracker *tracker;
 	struct copy_unwinder *cu;     /* copy mode and --unwind-check only */
 	struct copy_stage *copy;
+	struct proc_events *proc_events; /* exec/mmap/exit keep tables and mappings current */
 	struct session_opts tool;     /* the tool's own callbacks, behind events__on_event() */
 };
 
