@@ -33,8 +33,17 @@ struct cfi_walk {
 	struct cfi_stats *st;
 	/* One-entry CIE cache: FDEs mostly share one CIE. */
 	Dwarf_Off cie_off;
-	int cie_enc; /* -1: not cached; -2: CIE unusable */
+	int cie_enc;      /* -1: not cached; -2: CIE unusable */
+	bool cie_z;       /* FDEs carry a sized augmentation block */
+	size_t cie_fde_aug; /* else: this many augmentation bytes */
 };
+
+/*
+ * libdw sizes a frame state by the highest register number the CFI names, so
+ * one DW_CFA_offset_extended naming register 10^8 makes it allocate gigabytes.
+ * x86-64 DWARF numbers stop at 130 (k7 is 125); anything above is hostile.
+ */
+#define CFI_MAX_REG 255
 
 static int cfi__uleb(const uint8_t **p, const uint8_t *end, uint64_t *v, bool sign)
 {
@@ -135,6 +144,76 @@ static int cfi__cie_encoding(const struct cfi_walk *w, const Dwarf_CIE *cie)
 	return enc;
 }
 
+static int cfi__skip(const uint8_t **p, const uint8_t *end, size_t n)
+{
+	if ((size_t)(end - *p) < n)
+		return -EINVAL;
+	*p += n;
+	return 0;
+}
+
+/* One operand: a register number (checked against CFI_MAX_REG) or any LEB128. */
+static int cfi__operand(const uint8_t **p, const uint8_t *end, bool reg)
+{
+	uint64_t v;
+
+	if (cfi__uleb(p, end, &v, false))
+		return -EINVAL;
+	return reg && v > CFI_MAX_REG ? -ERANGE : 0;
+}
+
+/*
+ * Walk a CFA instruction stream without executing it, to refuse what libdw
+ * should not be given: unknown opcodes, truncated operands, huge registers.
+ */
+static int cfi__check_insns(const struct cfi_walk *w, const uint8_t *p, const uint8_t *end,
+			    int enc)
+{
+	uint64_t v;
+	int err = 0;
+
+	while (p < end && !err) {
+		uint8_t op = *p++;
+
+		if ((op & 0xc0) == 0x40 || (op & 0xc0) == 0xc0)
+			continue; /* advance_loc, restore: operand in the low 6 bits */
+		if ((op & 0xc0) == 0x80) {
+			err = cfi__operand(&p, end, false);
+			continue;
+		}
+		switch (op) {
+		case 0x00: case 0x0a: case 0x0b: case 0x2d: /* nop, remember/restore, window */
+			break;
+		case 0x01: /* set_loc */
+			err = cfi__read_encoded(&p, end, enc & ~PE_APPL, w->addr_size, 0, false, &v);
+			break;
+		case 0x02: case 0x03: case 0x04: /* advance_loc1/2/4 */
+			err = cfi__skip(&p, end, (size_t)1 << (op - 0x02));
+			break;
+		case 0x06: case 0x07: case 0x08: case 0x0d: /* one register */
+			err = cfi__operand(&p, end, true);
+			break;
+		case 0x05: case 0x09: case 0x0c: case 0x11: case 0x12: case 0x14: case 0x15:
+		case 0x2f: /* register, then offset (or a second register for 0x09) */
+			err = cfi__operand(&p, end, true) ?: cfi__operand(&p, end, op == 0x09);
+			break;
+		case 0x0e: case 0x13: case 0x2e: /* def_cfa_offset(_sf), GNU_args_size */
+			err = cfi__operand(&p, end, false);
+			break;
+		case 0x10: case 0x16: /* (val_)expression: register, then a block */
+			err = cfi__operand(&p, end, true);
+			/* fallthrough */
+		case 0x0f: /* def_cfa_expression: a block */
+			if (!err)
+				err = cfi__uleb(&p, end, &v, false) ?: cfi__skip(&p, end, v);
+			break;
+		default:
+			err = -EINVAL;
+		}
+	}
+	return err;
+}
+
 static int cfi__fde_encoding(struct cfi_walk *w, Dwarf_Off cie_off)
 {
 	Dwarf_CFI_Entry cie;
@@ -148,16 +227,23 @@ static int cfi__fde_encoding(struct cfi_walk *w, Dwarf_Off cie_off)
 		w->cie_enc = -2;
 	else
 		w->cie_enc = cfi__cie_encoding(w, &cie.cie);
+	if (w->cie_enc >= 0) {
+		w->cie_z = cie.cie.augmentation && cie.cie.augmentation[0] == 'z';
+		w->cie_fde_aug = cie.cie.fde_augmentation_data_size;
+		if (cfi__check_insns(w, cie.cie.initial_instructions,
+				     cie.cie.initial_instructions_end, w->cie_enc))
+			w->cie_enc = -2;
+	}
 	if (w->cie_enc < 0)
 		w->cie_enc = -2;
 	return w->cie_enc;
 }
 
-/* Link-time [lo, hi) of one FDE. */
+/* Link-time [lo, hi) of one FDE, once its instructions passed cfi__check_insns(). */
 static int cfi__fde_range(struct cfi_walk *w, const Dwarf_FDE *fde, uint64_t *lo, uint64_t *hi)
 {
 	const uint8_t *buf = w->data->d_buf, *p = fde->start, *end = fde->end;
-	uint64_t range;
+	uint64_t range, aug;
 	int enc = cfi__fde_encoding(w, fde->CIE_pointer);
 
 	if (enc < 0 || p < buf || end > buf + w->data->d_size || p > end)
@@ -169,7 +255,10 @@ static int cfi__fde_range(struct cfi_walk *w, const Dwarf_FDE *fde, uint64_t *lo
 	if (range > UINT64_MAX - *lo)
 		return -EINVAL;
 	*hi = *lo + range;
-	return 0;
+	aug = w->cie_fde_aug;
+	if (w->cie_z && cfi__uleb(&p, end, &aug, false))
+		return -EINVAL;
+	return cfi__skip(&p, end, aug) ?: cfi__check_insns(w, p, end, enc);
 }
 
 /* ops == CFA + off (libdw's form for "offset(N)" rules)? */

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# Compare `stacktap unwind-table FILE` rows with `readelf --debug-dump=frames-interp FILE`
+# as step functions: at every row boundary of either side, the rules must agree.
+# Usage: unwind_readelf_cmp.py TABLE_TXT READELF_TXT; prints one summary line, exit 1 on mismatch.
+import bisect
+import re
+import sys
+
+HDR = re.compile(r'^([0-9a-f]{8,}) [0-9a-f]+ [0-9a-f]+ (CIE|FDE)(.*)$')
+FDE = re.compile(r'cie=([0-9a-f]+) pc=([0-9a-f]+)\.\.([0-9a-f]+)')
+ROW = re.compile(r'^([0-9a-f]{16}) (.*)$')
+
+
+def parse_readelf(text):
+    cies, fdes, cur, cols = {}, [], None, None
+    for line in text.splitlines():
+        m = HDR.match(line)
+        if m:
+            cols, rows = None, []
+            if m.group(2) == 'CIE':
+                cies[int(m.group(1), 16)] = rows
+            else:
+                f = FDE.search(m.group(3))
+                fdes.append((int(f[1], 16), int(f[2], 16), int(f[3], 16), rows))
+            cur = rows
+            continue
+        if line.strip().startswith('LOC'):
+            cols = line.split()
+            continue
+        m = ROW.match(re.sub(r' \((\w+)\)', r'(\1)', line))  # "r10 (r10)" is one column
+        if m and cols and cur is not None:
+            cur.append((int(m.group(1), 16), dict(zip(cols[1:], m.group(2).split()))))
+    return cies, fdes
+
+
+def expect(d):
+    """(cfa kind, acceptable rbp columns) our row must show for a readelf row."""
+    ra, cfa, rbp = d.get('ra', 'u'), d.get('CFA', '?'), d.get('rbp', 'u')
+    if ra == 'u':
+        return ('outermost', None)
+    if ra != 'c-8':
+        return ('unsupported', None)
+    if cfa == 'exp':
+        return ('exp', None)
+    m = re.match(r'^(rsp|rbp)([+-]\d+)$', cfa)
+    if not m or not -32768 <= int(m[2]) <= 32767:
+        return ('unsupported', None)
+    kind = '%s%+d' % (m[1], int(m[2]))
+    if rbp == 'u':
+        return (kind, {'same', 'undef'})
+    if rbp == 's':
+        return (kind, {'same'})
+    m = re.match(r'^c([+-]\d+)$', rbp)
+    if m and int(m[1]) % 8 == 0 and -128 <= int(m[1]) // 8 <= 127:
+        return (kind, {'c%+d' % int(m[1])})
+    return (kind, {'undef'})
+
+
+def matches(exp, cfa, rbp):
+    kind, rbps = exp
+    if kind == 'exp':
+        return cfa in ('plt', 'unsupported')
+    if rbps is None:
+        return cfa == kind
+    return cfa == kind and rbp in rbps
+
+
+def intervals(cies, fdes):
+    out = []
+    for cie, lo, hi, rows in fdes:
+        init = cies.get(cie) or [(0, {'CFA': '?', 'ra': '?'})]
+        states = list(rows)
+        if not states or states[0][0] > lo:
+            states.insert(0, (lo, init[0][1]))
+        for i, (loc, d) in enumerate(states):
+            end = states[i + 1][0] if i + 1 < len(states) else hi
+            if loc < end:
+                out.append((loc, end, expect(d)))
+    out.sort(key=lambda x: x[0])
+    return out
+
+
+def parse_table(text):
+    rows, on = [], False
+    for line in text.splitlines():
+        f = line.split()
+        if f[:3] == ['vaddr', 'cfa', 'rbp']:
+            on = True
+        elif on and len(f) == 3:
+            rows.append((int(f[0], 16), f[1], f[2]))
+    return rows
+
+
+def main():
+    ours = parse_table(open(sys.argv[1]).read())
+    cies, fdes = parse_readelf(open(sys.argv[2]).read())
+    ivs = intervals(cies, fdes)
+    starts, pcs = [iv[0] for iv in ivs], [r[0] for r in ours]
+    bad = []
+
+    def ours_at(v):
+        i = bisect.bisect_right(pcs, v)
+        return ours[i - 1] if i else (v, 'none', 'undef')
+
+    def theirs_at(v):
+        i = bisect.bisect_right(starts, v)
+        return ivs[i - 1] if i and ivs[i - 1][0] <= v < ivs[i - 1][1] else None
+
+    points = set(starts) | set(pcs) | {iv[1] for iv in ivs}
+    for v in sorted(points):
+        o, t = ours_at(v), theirs_at(v)
+        ok = o[1] == 'none' if t is None else matches(t[2], o[1], o[2])
+        if not ok:
+            bad.append('%#x: table %s %s, readelf %s' % (v, o[1], o[2], t[2] if t else 'none'))
+    print('%d readelf rows in %d FDEs, %d table rows, %d boundaries, %d mismatches'
+          % (len(ivs), len(fdes), len(ours), len(points), len(bad)))
+    for b in bad[:10]:
+        print('  ' + b)
+    return 1 if bad or not ivs or not ours else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
