@@ -48,7 +48,8 @@ struct {
  * survives the bpf_get_stack() byte count: two spare slots keep it happy).
  */
 struct st_scratch {
-	__u64 busy;
+	__u32 busy;
+	__u32 want_copy; /* the walk met code not loaded yet: attach a copy */
 	struct st_event ev;
 	__u64 ips[ST_MAX_KSTACK + 1 + ST_MAX_USTACK + 1 + 2];
 	/* An st_ucopy and the stack bytes land right after the last frame used. */
@@ -141,10 +142,15 @@ static __always_inline __u32 st_capture_user_table(struct task_struct *task, str
 						   __u32 kd)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	bool unknown;
 	__u32 stop, n;
 
 	n = st_walk_user(regs, s->ev.pid, &s->ips[kd], st_cfg.udepth_max, st_cfg.unwind, false,
-			 &stop);
+			 &stop, &unknown);
+	/* User space has not loaded this code yet: a copy lets it unwind the event later. */
+	s->want_copy = unknown;
+	if (unknown)
+		s->ev.flags |= ST_EV_UNLOADED;
 	if (stop == ST_USTOP_DEPTH) {
 		s->ev.flags |= ST_EV_UTRUNC;
 		st_stat_inc(ST_STAT_UTRUNC);
@@ -194,12 +200,15 @@ struct st_copy_ctx {
 static int st_copy_page(__u32 i, void *ctx)
 {
 	struct st_copy_ctx *x = ctx;
-	__u32 done = x->c->len, chunk = 4096 - ((x->c->sp + done) & 4095);
+	__u64 done = x->c->len, want = x->c->want, chunk;
 
-	if (done >= st_cfg.copy_bytes || done >= ST_COPY_MAX)
+	if (done >= want || done >= ST_COPY_MAX)
 		return 1;
-	if (chunk > st_cfg.copy_bytes - done)
-		chunk = st_cfg.copy_bytes - done;
+	chunk = 4096 - ((x->c->sp + done) & 4095);
+	if (chunk > want - done)
+		chunk = want - done;
+	/* Keep clang from passing the unclamped copy of chunk to the helper. */
+	barrier_var(chunk);
 	if (!chunk || chunk > 4096)
 		return 1;
 	if (bpf_probe_read_user(x->dst + (done & (ST_COPY_MAX - 1)), chunk,
@@ -219,7 +228,9 @@ static __always_inline __u32 st_capture_copy(struct st_scratch *s, __u32 n)
 	struct st_copy_ctx x;
 	struct st_ucopy *c;
 
-	if (!st_cfg.copy_bytes || !st_cfg.ustack || (s->ev.flags & ST_EV_KTHREAD))
+	__u32 bytes = st_cfg.copy_bytes ?: (s->want_copy ? st_cfg.copy_fallback : 0);
+
+	if (!bytes || !st_cfg.ustack || (s->ev.flags & ST_EV_KTHREAD))
 		return 0;
 	if (n > ST_MAX_KSTACK + 1 + ST_MAX_USTACK + 1)
 		return 0;
@@ -227,7 +238,7 @@ static __always_inline __u32 st_capture_copy(struct st_scratch *s, __u32 n)
 	c->ip = regs->ip;
 	c->sp = regs->sp;
 	c->bp = regs->bp;
-	c->pad = 0;
+	c->want = bytes;
 	c->len = 0;
 	x.c = c;
 	x.dst = (__u8 *)(c + 1);
@@ -272,9 +283,16 @@ static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
 	s->ev.ts = bpf_ktime_get_ns();
 	s->ev.weight = weight;
 	s->ev.cookie = 0;
+	s->want_copy = 0;
 	bpf_get_current_comm(s->ev.comm, sizeof(s->ev.comm));
 	kd = st_capture_kernel(ctx, s);
-	if (st_cfg.user_mode == ST_USER_DEFERRED)
+	/*
+	 * A process user space has not loaded yet (it exec'ed a moment ago) is
+	 * walked now, so that a copy can be taken for user space to unwind
+	 * later: the deferred walk could only stop short.
+	 */
+	if (st_cfg.user_mode == ST_USER_DEFERRED &&
+	    (st_cfg.unwind == ST_UNWIND_FP || bpf_map_lookup_elem(&st_uprocs, &pid)))
 		ud = st_defer_user(ctx, s, kd);
 	else
 		ud = st_capture_user(ctx, s, kd);

@@ -211,9 +211,10 @@ static __always_inline void st_defer_walk_table(struct pt_regs *regs,
 						struct st_ustack_table_rec *r)
 {
 	__u32 stop = ST_USTOP_NONE;
+	bool unknown; /* lead: st_walk_user() grew this out-parameter (copy fallback) */
 
 	r->h.udepth = st_walk_user(regs, r->h.pid, r->ips, st_defer_limit(ST_MAX_USTACK),
-				   st_cfg.unwind, true, &stop);
+				   st_cfg.unwind, true, &stop, &unknown);
 	r->h.stop = stop;
 	st_defer_trunc(&r->h);
 }

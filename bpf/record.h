@@ -46,16 +46,37 @@ enum st_rec_kind {
 
 enum st_proc_what {
 	ST_PROC_EXEC = 1, /* the process exec'ed: its mappings are new */
-	ST_PROC_MMAP = 2, /* it mapped something executable (dlopen, the loader) */
 	ST_PROC_EXIT = 3, /* its last thread exited */
+	ST_PROC_MAP = 4,  /* it mapped a file executable (the loader, dlopen): in full */
 };
 
-/* Process lifecycle, so unwind tables and mappings follow exec, dlopen and exit. */
+/*
+ * A file path as dentry names, leaf first (the BPF side cannot call d_path
+ * from a tracepoint). 16 levels of 64 bytes cover library paths; a longer
+ * one is flagged and user space falls back to /proc.
+ */
+#define ST_PATH_COMPS 16
+#define ST_COMP_LEN 64
+#define ST_MAP_PATH_CUT 1 /* st_proc_event.map_flags: path incomplete */
+
+/*
+ * Process lifecycle, so unwind tables and mappings follow exec, dlopen and
+ * exit. ST_PROC_MAP records carry the mapping itself, so a process that has
+ * exited by the time user space reads the record is still described.
+ */
 struct st_proc_event {
-	__u16 kind; /* ST_REC_PROC */
-	__u16 what; /* enum st_proc_what */
+	__u16 kind;  /* ST_REC_PROC */
+	__u16 what;  /* enum st_proc_what */
 	__u32 pid;
 	__u64 ts;
+	/* ST_PROC_MAP only: */
+	__u64 start, end; /* [start, end) */
+	__u64 pgoff;      /* file offset of start, bytes */
+	__u64 ino;
+	__u32 dev;        /* the kernel's dev_t: major << 20 | minor */
+	__u16 ncomps;
+	__u16 map_flags;  /* ST_MAP_PATH_CUT */
+	char comps[ST_PATH_COMPS][ST_COMP_LEN];
 };
 
 /* st_event.flags */
@@ -66,6 +87,7 @@ struct st_proc_event {
 #define ST_EV_KTHREAD (1u << 4)  /* kernel thread: it has no user stack */
 #define ST_EV_UDEFERRED (1u << 5) /* user stack comes later in an st_ustack with this cookie */
 #define ST_EV_UCOPY (1u << 6)     /* an st_ucopy and its stack bytes follow the frames */
+#define ST_EV_UNLOADED (1u << 7)  /* the walker met code user space had not loaded yet */
 
 struct st_event {
 	__u16 kind;     /* enum st_rec_kind */
@@ -87,7 +109,7 @@ struct st_event {
 struct st_ucopy {
 	__u64 ip, sp, bp; /* user registers of the innermost frame */
 	__u32 len;        /* stack bytes that follow, from sp up */
-	__u32 pad;
+	__u32 want;       /* bytes asked for (len is less near the stack's top) */
 };
 
 /* Why a user-stack walk stopped (st_ustack.stop, and per-reason counters). */
@@ -100,6 +122,7 @@ enum st_ustop {
 	ST_USTOP_DEPTH,          /* depth limit */
 	ST_USTOP_UNSUPPORTED,    /* the row's rule is one the format cannot express */
 	ST_USTOP_FP_END,         /* frame-pointer chain ended (rbp 0 or not increasing) */
+	ST_USTOP_NO_MAPPING,     /* pc in no mapping known to the walker (mapped just now?) */
 	ST_USTOP_MAX,
 };
 
@@ -149,6 +172,7 @@ struct st_config {
 	__u32 kskip;       /* kernel frames to skip (the probe's own plumbing) */
 	__u32 unwind;      /* enum st_unwind_mode */
 	__u32 copy_bytes;  /* copy this much user stack into each record (0: none) */
+	__u32 copy_fallback; /* ...or only when the walker met a mapping it does not know */
 	__u32 user_mode;   /* ST_USER_SYNC or ST_USER_DEFERRED */
 };
 

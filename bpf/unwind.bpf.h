@@ -73,6 +73,7 @@ struct st_uwalk_state {
 	__u32 n, max; /* frames stored, limit */
 	__u32 mode;   /* enum st_unwind_mode */
 	__u32 stop;   /* enum st_ustop */
+	__u32 unknown; /* the process, or a pc's mapping, is not loaded yet */
 };
 
 struct {
@@ -255,6 +256,12 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	w->out[w->st->n & (ST_MAX_USTACK - 1)] = w->st->ip | w->st->mark;
 	w->st->n++;
 	m = w->proc ? st_find_map(w->proc, pc) : NULL;
+	/* Every executable mapping is loaded, anonymous ones too: none means not loaded yet. */
+	if (w->proc && !m) {
+		w->st->unknown = 1;
+		w->st->stop = ST_USTOP_NO_MAPPING;
+		return 1;
+	}
 	if (m && m->nrows)
 		row = st_find_row(m, pc);
 	if (row && row->cfa != UNWIND_CFA_NONE)
@@ -280,11 +287,12 @@ static int st_uwalk_cb_faultable(__u32 i, void *ctx)
  * st_walk_user() - walk the user stack of @pid from @regs into @out.
  * @max: frames wanted (<= ST_MAX_USTACK); @mode: ST_UNWIND_TABLE or _AUTO
  * @stop: receives the enum st_ustop reason
+ * @unknown: set when the process or a mapping was not loaded (a copy can help)
  *
  * Return: frames stored.
  */
 static __always_inline __u32 st_walk_user(struct pt_regs *regs, __u32 pid, __u64 *out, __u32 max,
-					  __u32 mode, bool faultable, __u32 *stop)
+					  __u32 mode, bool faultable, __u32 *stop, bool *unknown)
 {
 	__u32 slot = faultable;
 	struct st_uwalk w = { .out = out };
@@ -302,8 +310,10 @@ static __always_inline __u32 st_walk_user(struct pt_regs *regs, __u32 pid, __u64
 		.mode = mode,
 	};
 	w.proc = bpf_map_lookup_elem(&st_uprocs, &pid);
-	if (!w.proc)
+	if (!w.proc) {
+		w.st->unknown = 1;
 		st_ustat_inc(ST_USTAT_NO_PROC);
+	}
 	if (faultable)
 		bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb_faultable, &w, 0);
 	else
@@ -311,6 +321,7 @@ static __always_inline __u32 st_walk_user(struct pt_regs *regs, __u32 pid, __u64
 	st_ustat_inc(ST_USTAT_WALKS);
 	st_ustat_inc(w.st->stop);
 	*stop = w.st->stop;
+	*unknown = w.st->unknown;
 	return w.st->n;
 }
 

@@ -9,6 +9,8 @@
  */
 int count_main(int argc, char **argv);
 int snoop_main(int argc, char **argv);
+int profile_main(int argc, char **argv);
+int offcpu_main(int argc, char **argv);
 int unwind_table_main(int argc, char **argv);
 
 #endif

@@ -15,6 +15,8 @@ struct command {
 static const struct command commands[] = {
 	{ "count", count_main, "frequency-count the distinct stacks of events (like stackcount)" },
 	{ "snoop", snoop_main, "print every event with its kernel and user stack (like stacksnoop)" },
+	{ "profile", profile_main, "sample on-CPU stacks at a fixed frequency (like profile)" },
+	{ "offcpu", offcpu_main, "sum blocked time by kernel and user stack (like offcputime)" },
 	{ "unwind-table", unwind_table_main, "print the compact unwind table of an ELF file, or one row" },
 };
 

@@ -359,19 +359,14 @@ static struct reg_proc *procs__lookup(const struct proc_registry *r, int pid)
 	return (struct reg_proc *)htab__first(&r->procs, (uint64_t)pid, 0);
 }
 
-/* Read @pid's maps into @p (a new entry when NULL). Return: 0, -ESRCH, -ENOMEM. */
-static int procs__load(struct proc_registry *r, int pid, struct reg_proc *p)
+/* Install @maps as @pid's mappings (a new entry when @p is NULL). Return: 0 or -ENOMEM. */
+static int procs__install(struct proc_registry *r, int pid, struct reg_proc *p,
+			  const struct proc_map *maps, size_t n)
 {
-	struct proc_map *maps;
 	struct reg_map *rm;
-	size_t n, nx = 0;
-	int err;
+	size_t nx = 0;
 
-	err = proc_maps__read(pid, &maps, &n);
-	if (err)
-		return err;
 	rm = procs__convert(r, pid, maps, n, &nx);
-	proc_maps__free(maps, n);
 	if (!rm)
 		goto err_nomem;
 	if (!p) {
@@ -389,6 +384,26 @@ static int procs__load(struct proc_registry *r, int pid, struct reg_proc *p)
 err_nomem:
 	st_err("procs: %d: out of memory", pid);
 	return -ENOMEM;
+}
+
+/* Read @pid's maps into @p (a new entry when NULL). Return: 0, -ESRCH, -ENOMEM. */
+static int procs__load(struct proc_registry *r, int pid, struct reg_proc *p)
+{
+	struct proc_map *maps;
+	size_t n;
+	int err;
+
+	err = proc_maps__read(pid, &maps, &n);
+	if (err)
+		return err;
+	err = procs__install(r, pid, p, maps, n);
+	proc_maps__free(maps, n);
+	return err;
+}
+
+int procs__set_maps(struct proc_registry *r, int pid, const struct proc_map *maps, size_t n)
+{
+	return procs__install(r, pid, procs__lookup(r, pid), maps, n);
 }
 
 struct proc_registry *procs__new(void)

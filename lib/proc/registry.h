@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/proc/maps.h"
 #include "lib/sym/elf_file.h"
 
 /* What one user address resolves to. Strings live as long as the registry. */
@@ -41,6 +42,15 @@ int procs__see(struct proc_registry *r, int pid);
  * Return: 0 or -ESRCH.
  */
 int procs__refresh(struct proc_registry *r, int pid);
+
+/**
+ * procs__set_maps() - install @maps (sorted, from /proc or from lifecycle
+ * records) as @pid's mappings; files are opened through map_files while the
+ * process lives, else by path with the inode checked.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int procs__set_maps(struct proc_registry *r, int pid, const struct proc_map *maps, size_t n);
 
 /**
  * procs__resolve() - resolve @addr in @pid's address space.

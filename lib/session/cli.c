@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "lib/session/cli.h"
+#include "lib/session/session.h"
 #include "lib/unwind/bpf_tables.h"
 #include "lib/util/parse.h"
 
@@ -20,6 +21,7 @@ enum {
 	OPT_UNWIND_ROWS,
 	OPT_COPY_KB,
 	OPT_UNWIND_CHECK,
+	OPT_USER_STACKS,
 };
 
 /* Ring buffer bounds: one page, and 1 GiB (the kernel's own ceiling is 2 GiB). */
@@ -42,7 +44,11 @@ static const struct argp_option common_options[] = {
 	{ "unwind-rows", OPT_UNWIND_ROWS, "N", 0,
 	  "Unwind rows the BPF maps hold, 8 bytes each (default 2097152)", 2 },
 	{ "stack-copy-kb", OPT_COPY_KB, "KB", 0,
-	  "With --unwind=copy: user stack copied per event, 1-64 (default 16)", 2 },
+	  "User stack copied per event in copy mode, or where the table walker meets code "
+	  "not loaded yet (dlopen just now), 1-64 (default 16)", 2 },
+	{ "user-stacks", OPT_USER_STACKS, "WHEN", 0,
+	  "deferred (on return to user space: one walk per kernel entry, may fault pages in; "
+	  "the default where the kernel has task_work) or sync (at the event)", 2 },
 	{ "unwind-check", OPT_UNWIND_CHECK, NULL, 0,
 	  "Also copy each user stack, unwind it in user space and count events where the "
 	  "two walks differ (a self-test of the BPF walker)", 2 },
@@ -133,6 +139,14 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	case OPT_UNWIND: cli__unwind(state, arg, &o->unwind); break;
 	case OPT_COPY_KB: cli__number(state, "stack copy size", arg, 1, ST_COPY_MAX / 1024, &o->copy_kb); break;
 	case OPT_UNWIND_CHECK: o->unwind_check = true; break;
+	case OPT_USER_STACKS:
+		if (!strcmp(arg, "deferred"))
+			o->user_stacks = CLI_USTACKS_DEFERRED;
+		else if (!strcmp(arg, "sync"))
+			o->user_stacks = CLI_USTACKS_SYNC;
+		else
+			argp_failure(state, 2, 0, "user stacks '%s': want deferred or sync", arg);
+		break;
 	case OPT_UNWIND_ROWS:
 		cli__number(state, "unwind rows", arg, 1024, 1u << 27, &o->unwind_rows);
 		break;
@@ -153,6 +167,30 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp st_common_argp = { common_options, common_parse, NULL, NULL, NULL, NULL, NULL };
 
+/*
+ * Deferred needs task_work (probed once), a user stack to take, and a walk
+ * in BPF: a copied stack (--unwind=copy, --unwind-check) is taken at the event.
+ */
+static unsigned cli__user_mode(const struct st_common_opts *o)
+{
+	char why[200];
+
+	if (o->user_stacks == CLI_USTACKS_SYNC || o->kernel_only)
+		return ST_USER_SYNC;
+	if (o->unwind == ST_UNWIND_COPY || o->unwind_check) {
+		if (o->user_stacks == CLI_USTACKS_DEFERRED)
+			fprintf(stderr, "stacktap: --unwind=copy and --unwind-check copy the stack at "
+					"the event: user stacks are taken synchronously\n");
+		return ST_USER_SYNC;
+	}
+	if (session_probe_deferred(why, sizeof(why))) {
+		fprintf(stderr, "stacktap: deferred user stacks unavailable (%s): user stacks are "
+				"taken synchronously\n", why);
+		return ST_USER_SYNC;
+	}
+	return ST_USER_DEFERRED;
+}
+
 void st_common_opts__config(const struct st_common_opts *o, struct st_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -166,6 +204,9 @@ void st_common_opts__config(const struct st_common_opts *o, struct st_config *cf
 	cfg->unwind = o->unwind;
 	if (o->unwind == ST_UNWIND_COPY || o->unwind_check)
 		cfg->copy_bytes = o->copy_kb * 1024;
+	else if (o->unwind != ST_UNWIND_FP)
+		cfg->copy_fallback = o->copy_kb * 1024;
+	cfg->user_mode = cli__user_mode(o);
 }
 
 FILE *st_common_opts__open_output(const struct st_common_opts *o)

@@ -22,7 +22,15 @@ struct st_common_opts {
 	uint64_t unwind_rows;   /* capacity of the BPF row table */
 	uint64_t copy_kb;       /* --stack-copy-kb: user stack copied per event in copy mode */
 	bool unwind_check;      /* also copy the stack and compare the user-space unwind */
+	unsigned user_stacks;   /* CLI_USTACKS_*: --user-stacks */
 	const char *output;     /* -o FILE, NULL = stdout */
+};
+
+/* --user-stacks: when user stacks are taken. */
+enum {
+	CLI_USTACKS_AUTO = 0, /* deferred where the kernel has task_work, else sync */
+	CLI_USTACKS_SYNC,
+	CLI_USTACKS_DEFERRED,
 };
 
 /* Put it in the parent's children[]; the parent passes its st_common_opts as child input 0. */
@@ -31,7 +39,11 @@ extern const struct argp st_common_argp;
 /** st_common_opts__init() - defaults. */
 void st_common_opts__init(struct st_common_opts *o);
 
-/** st_common_opts__config() - the capture library's .rodata config for these options. */
+/**
+ * st_common_opts__config() - the capture library's .rodata config for these
+ * options. Deferred user stacks are probed for here (once; needs root): when
+ * the kernel cannot, sync is used and one line on stderr says so.
+ */
 void st_common_opts__config(const struct st_common_opts *o, struct st_config *cfg);
 
 /**

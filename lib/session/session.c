@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The session: the run loop every tool shares. */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,10 +83,12 @@ static int session__on_proc(struct session *s, const void *data, size_t size)
 {
 	const struct st_proc_event *pe = data;
 
-	if (size < sizeof(*pe))
+	/* EXEC and EXIT records stop before the mapping; only MAP records are whole. */
+	if (size < offsetof(struct st_proc_event, comps) ||
+	    (pe->what == ST_PROC_MAP && size < sizeof(*pe)))
 		st_warn("session: short process record of %zu bytes ignored", size);
 	else if (s->opts.on_proc)
-		s->opts.on_proc(s->opts.ctx, pe->what, pe->pid);
+		s->opts.on_proc(s->opts.ctx, pe);
 	return 0;
 }
 

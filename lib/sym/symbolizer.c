@@ -43,9 +43,9 @@ int symbolizer__see(struct symbolizer *sz, int pid)
 	return err;
 }
 
-int symbolizer__refresh(struct symbolizer *sz, int pid)
+int symbolizer__set_maps(struct symbolizer *sz, int pid, const struct proc_map *maps, size_t n)
 {
-	return procs__refresh(sz->procs, pid);
+	return procs__set_maps(sz->procs, pid, maps, n);
 }
 
 /*
@@ -104,8 +104,9 @@ const char *symbolizer__user(struct symbolizer *sz, int pid, uint64_t addr, bool
 		sz->stats.user_no_sym++;
 	else
 		sz->stats.user_no_map++;
+	/* An executable mapping without a file is JIT code or similar: "[anon]", as perf says. */
 	snprintf(buf + n, len - n, "[unknown] %#llx (%s)", (unsigned long long)addr,
-		 !err && f.path ? f.path : "unknown mapping");
+		 err || !f.path ? "unknown mapping" : *f.path ? f.path : "[anon]");
 	return buf;
 }
 

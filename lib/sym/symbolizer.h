@@ -30,12 +30,10 @@ struct symbolizer *symbolizer__new(void);
  */
 int symbolizer__see(struct symbolizer *sz, int pid);
 
-/**
- * symbolizer__refresh() - re-read @pid's mappings (after exec or a new mmap).
- *
- * Return: 0 or -ESRCH.
- */
-int symbolizer__refresh(struct symbolizer *sz, int pid);
+struct proc_map;
+
+/** symbolizer__set_maps() - @pid's mappings as the process tracker knows them. */
+int symbolizer__set_maps(struct symbolizer *sz, int pid, const struct proc_map *maps, size_t n);
 
 /**
  * symbolizer__kernel() - name of a kernel frame: "func", "func [module]" or

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpf/record.h"
 #include "bpf/unwind_maps.h"
 #include "lib/proc/maps.h"
 #include "lib/unwind/bpf_tables.h"
@@ -28,6 +29,7 @@ struct bpf_tables {
 	struct unwind_row *rows; /* mmapped st_urows */
 	size_t rows_bytes;
 	int procs_fd;
+	int ustats_fd; /* st_ustats: why walks stopped, per CPU */
 	struct loaded_file *files;
 	size_t nfiles, cap;
 	struct bpf_tables_stats st;
@@ -65,6 +67,8 @@ struct bpf_tables *bpf_tables__new(struct bpf_object *obj)
 	t->rows_bytes = t->st.rows_max * sizeof(struct unwind_row);
 	t->rows = mmap(NULL, t->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(rows), 0);
 	t->procs_fd = bpf_map__fd(procs);
+	t->ustats_fd = bpf_object__find_map_by_name(obj, "st_ustats") ?
+			       bpf_map__fd(bpf_object__find_map_by_name(obj, "st_ustats")) : -1;
 	if (!t->cache || t->rows == MAP_FAILED) {
 		int err = errno;
 
@@ -146,11 +150,13 @@ static const struct unwind_table *tables__table_of(struct bpf_tables *t, int pid
 static void tables__fill_map(struct bpf_tables *t, int pid, const struct proc_map *m,
 			     struct st_umap *um)
 {
-	const struct unwind_table *ut = tables__table_of(t, pid, m);
+	const struct unwind_table *ut = m->path[0] == '/' ? tables__table_of(t, pid, m) : NULL;
 	const struct loaded_file *f = ut ? tables__load_file(t, ut) : NULL;
 	uint64_t vaddr;
 
 	*um = (struct st_umap){ .start = m->start, .end = m->end };
+	if (m->path[0] != '/')
+		return; /* anonymous (JIT) or [vdso]: known, walked by frame pointers */
 	if (!f || !f->nrows || unwind_table__offset_to_vaddr(ut, m->pgoff, &vaddr))
 		return;
 	/* row pc = (addr - start + vaddr) - base */
@@ -159,23 +165,18 @@ static void tables__fill_map(struct bpf_tables *t, int pid, const struct proc_ma
 	um->nrows = f->nrows;
 }
 
-int bpf_tables__add_process(struct bpf_tables *t, int pid)
+int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
 {
 	struct st_uproc *p = calloc(1, sizeof(*p));
-	struct proc_map *maps;
-	size_t n, i;
 	__u32 key = pid;
+	size_t i;
 	int err;
 
 	if (!p)
 		return -ENOMEM;
-	err = proc_maps__read(pid, &maps, &n);
-	if (err) {
-		free(p);
-		return err;
-	}
 	for (i = 0; i < n; i++) {
-		if (!(maps[i].prot & PROC_MAP_X) || maps[i].path[0] != '/')
+		/* Every executable mapping: the walker treats a pc in none as not loaded yet. */
+		if (!(maps[i].prot & PROC_MAP_X))
 			continue;
 		if (p->n == ST_UNW_MAX_MAPS) {
 			t->st.maps_dropped++;
@@ -183,7 +184,6 @@ int bpf_tables__add_process(struct bpf_tables *t, int pid)
 		}
 		tables__fill_map(t, pid, &maps[i], &p->maps[p->n++]);
 	}
-	proc_maps__free(maps, n);
 	err = bpf_map_update_elem(t->procs_fd, &key, p, BPF_ANY);
 	free(p);
 	if (err) {
@@ -192,6 +192,20 @@ int bpf_tables__add_process(struct bpf_tables *t, int pid)
 	}
 	t->st.procs++;
 	return 0;
+}
+
+int bpf_tables__add_process(struct bpf_tables *t, int pid)
+{
+	struct proc_map *maps;
+	size_t n;
+	int err;
+
+	err = proc_maps__read(pid, &maps, &n);
+	if (err)
+		return err;
+	err = bpf_tables__set_maps(t, pid, maps, n);
+	proc_maps__free(maps, n);
+	return err;
 }
 
 void bpf_tables__remove_process(struct bpf_tables *t, int pid)
@@ -207,10 +221,44 @@ const struct bpf_tables_stats *bpf_tables__stats(const struct bpf_tables *t)
 	return &t->st;
 }
 
+/* The BPF walker's counters (bpf/unwind.bpf.h st_ustats), summed over CPUs. */
+static uint64_t tables__ustat(const struct bpf_tables *t, __u32 key)
+{
+	int ncpus = libbpf_num_possible_cpus(), i;
+	uint64_t sum = 0, *v;
+
+	if (t->ustats_fd < 0 || ncpus <= 0)
+		return 0;
+	v = calloc(ncpus, sizeof(*v));
+	if (v && !bpf_map_lookup_elem(t->ustats_fd, &key, v))
+		for (i = 0; i < ncpus; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+static const char *const ustop_names[ST_USTOP_MAX] = {
+	[ST_USTOP_NO_TABLE] = "no unwind table for the pc (table mode)",
+	[ST_USTOP_BAD_CFA] = "CFA not above sp or misaligned",
+	[ST_USTOP_READ_FAILED] = "reading the stack failed",
+	[ST_USTOP_DEPTH] = "depth limit",
+	[ST_USTOP_UNSUPPORTED] = "unwind rule not supported (e.g. signal frame)",
+	[ST_USTOP_FP_END] = "no unwind table and no frame pointer",
+	[ST_USTOP_NO_MAPPING] = "code not loaded yet (copy taken)",
+};
+
 void bpf_tables__report(const struct bpf_tables *t)
 {
 	const struct bpf_tables_stats *s = &t->st;
+	uint64_t n;
+	int k;
 
+	for (k = 0; k < ST_USTOP_MAX; k++) {
+		n = ustop_names[k] ? tables__ustat(t, k) : 0;
+		if (n)
+			fprintf(stderr, "stacktap: %llu user stacks stopped early: %s\n",
+				(unsigned long long)n, ustop_names[k]);
+	}
 	if (s->files_no_room)
 		fprintf(stderr, "stacktap: %llu files unwound by frame pointers: row table full\n",
 			(unsigned long long)s->files_no_room);

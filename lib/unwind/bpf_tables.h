@@ -50,6 +50,15 @@ struct bpf_tables *bpf_tables__new(struct bpf_object *obj);
  */
 int bpf_tables__add_process(struct bpf_tables *t, int pid);
 
+struct proc_map;
+
+/**
+ * bpf_tables__set_maps() - load @pid with these mappings (sorted by start).
+ *
+ * Return: 0, or -ENOSPC when st_uprocs is full.
+ */
+int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n);
+
 /** bpf_tables__remove_process() - forget an exited process (its files stay loaded). */
 void bpf_tables__remove_process(struct bpf_tables *t, int pid);
 

@@ -10,21 +10,22 @@
 
 struct copy_stage {
 	struct copy_unwinder *cu;
-	bool replace;
+	enum copy_stage_mode mode;
 	uint32_t max;
 	struct st_event *ev; /* rebuilt record: header + kernel frames + user frames */
 	uint64_t *user;      /* user-space walk of the copy */
 	struct copy_stage_stats st;
 };
 
-struct copy_stage *copy_stage__new(struct copy_unwinder *cu, bool replace, uint32_t max_frames)
+struct copy_stage *copy_stage__new(struct copy_unwinder *cu, enum copy_stage_mode mode,
+				   uint32_t max_frames)
 {
 	struct copy_stage *cs = calloc(1, sizeof(*cs));
 
 	if (!cs)
 		return NULL;
 	cs->cu = cu;
-	cs->replace = replace;
+	cs->mode = mode;
 	cs->max = max_frames;
 	cs->ev = malloc(sizeof(*cs->ev) + (ST_MAX_KSTACK + max_frames) * sizeof(uint64_t));
 	cs->user = calloc(max_frames, sizeof(uint64_t));
@@ -61,10 +62,20 @@ const struct st_event *copy_stage__process(struct copy_stage *cs, const struct s
 	cs->st.unwound++;
 	if ((unsigned)stop < UNWIND_STOP_MAX)
 		cs->st.stops[stop]++;
-	if (!cs->replace) {
+	if (cs->mode == COPY_STAGE_COMPARE) {
+		/* A process seen a moment ago: the BPF walk had no tables to compare. */
+		if (ev->flags & ST_EV_UNLOADED) {
+			cs->st.unloaded++;
+			return ev;
+		}
 		cs->st.compared++;
 		cs->st.differ += !stage__same(*ips + ev->kdepth, ev->udepth, cs->user, n);
 		return ev;
+	}
+	if (cs->mode == COPY_STAGE_FALLBACK) {
+		if (n < ev->udepth)
+			return ev;
+		cs->st.rescued++;
 	}
 	*cs->ev = *ev;
 	cs->ev->udepth = n;
@@ -86,9 +97,12 @@ void copy_stage__report(const struct copy_stage *cs)
 {
 	unsigned i;
 
-	if (cs->st.compared)
+	if (cs->st.compared || cs->st.unloaded)
 		fprintf(stderr, "stacktap: unwind check: %llu events compared, %llu differ\n",
 			(unsigned long long)cs->st.compared, (unsigned long long)cs->st.differ);
+	if (cs->st.unloaded)
+		fprintf(stderr, "stacktap: unwind check: %llu events not compared: their code was not "
+				"loaded yet when they fired\n", (unsigned long long)cs->st.unloaded);
 	for (i = 0; i < UNWIND_STOP_MAX; i++)
 		if (i != UNWIND_STOP_OUTERMOST && cs->st.stops[i])
 			fprintf(stderr, "stacktap: %llu copied stacks stopped early: %s\n",

@@ -21,11 +21,20 @@ struct copy_stage_stats {
 	uint64_t unwound;    /* copies unwound in user space */
 	uint64_t compared;   /* --unwind-check: events compared */
 	uint64_t differ;     /* --unwind-check: events whose two walks differ */
+	uint64_t unloaded;   /* --unwind-check: not compared, the walker met unloaded code */
+	uint64_t rescued;    /* fallback: events whose user stack came from the copy */
 	uint64_t stops[UNWIND_STOP_MAX]; /* copy walks by why they stopped */
 };
 
-/** copy_stage__new() - @replace: copy mode (the copy becomes the user stack). */
-struct copy_stage *copy_stage__new(struct copy_unwinder *cu, bool replace, uint32_t max_frames);
+enum copy_stage_mode {
+	COPY_STAGE_REPLACE,  /* --unwind=copy: the copy's walk is the user stack */
+	COPY_STAGE_COMPARE,  /* --unwind-check: keep the BPF walk, count differences */
+	COPY_STAGE_FALLBACK, /* the BPF walk met unloaded code: use the copy's walk if deeper */
+};
+
+/** copy_stage__new() - a stage; @max_frames bounds the user-space walk. */
+struct copy_stage *copy_stage__new(struct copy_unwinder *cu, enum copy_stage_mode mode,
+				   uint32_t max_frames);
 
 /**
  * copy_stage__process() - pass a record through the stage.

@@ -68,16 +68,14 @@ static const struct unwind_table *copy__table(struct copy_unwinder *cu, int pid,
 	return t;
 }
 
-static struct copy_proc *copy__read(struct copy_unwinder *cu, int pid)
+static struct copy_proc *copy__convert(struct copy_unwinder *cu, int pid,
+				       const struct proc_map *maps, size_t n)
 {
 	struct copy_proc *p = calloc(1, sizeof(*p));
-	struct proc_map *maps;
-	size_t n, i;
+	size_t i;
 
-	if (!p || proc_maps__read(pid, &maps, &n)) {
-		free(p);
+	if (!p)
 		return NULL;
-	}
 	p->maps = calloc(n ? n : 1, sizeof(*p->maps));
 	for (i = 0; p->maps && i < n; i++) {
 		struct unwind_map *um = &p->maps[p->n];
@@ -90,7 +88,6 @@ static struct copy_proc *copy__read(struct copy_unwinder *cu, int pid)
 			unwind_map__set_table(um, copy__table(cu, pid, &maps[i]));
 		p->n++;
 	}
-	proc_maps__free(maps, n);
 	if (!p->maps) {
 		free(p);
 		return NULL;
@@ -98,14 +95,15 @@ static struct copy_proc *copy__read(struct copy_unwinder *cu, int pid)
 	return p;
 }
 
-int copy_unwinder__see(struct copy_unwinder *cu, int pid)
+int copy_unwinder__set_maps(struct copy_unwinder *cu, int pid, const struct proc_map *maps,
+			    size_t n)
 {
 	int32_t key = pid;
-	struct copy_proc *p = copy__read(cu, pid);
+	struct copy_proc *p = copy__convert(cu, pid, maps, n);
 	struct stack_entry *e;
 
 	if (!p)
-		return -ESRCH;
+		return -ENOMEM;
 	e = stack_store__add(cu->procs, &key, sizeof(key), 0);
 	if (!e) {
 		copy_proc__free(p);
@@ -114,6 +112,19 @@ int copy_unwinder__see(struct copy_unwinder *cu, int pid)
 	copy_proc__free(e->data);
 	e->data = p;
 	return 0;
+}
+
+int copy_unwinder__see(struct copy_unwinder *cu, int pid)
+{
+	struct proc_map *maps;
+	size_t n;
+	int err;
+
+	if (proc_maps__read(pid, &maps, &n))
+		return -ESRCH;
+	err = copy_unwinder__set_maps(cu, pid, maps, n);
+	proc_maps__free(maps, n);
+	return err;
 }
 
 static struct copy_proc *copy__proc(struct copy_unwinder *cu, int pid)

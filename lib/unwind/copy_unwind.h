@@ -25,6 +25,12 @@ struct copy_unwinder *copy_unwinder__new(void);
  */
 int copy_unwinder__see(struct copy_unwinder *cu, int pid);
 
+struct proc_map;
+
+/** copy_unwinder__set_maps() - @pid's mappings as the process tracker knows them. */
+int copy_unwinder__set_maps(struct copy_unwinder *cu, int pid, const struct proc_map *maps,
+			    size_t n);
+
 /**
  * copy_unwinder__walk() - unwind a copied stack of @pid.
  * @c: registers and length; the stack bytes follow it in the record

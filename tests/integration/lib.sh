@@ -48,3 +48,32 @@ wait_for_line() {
 # BPF objects that exist now, one id per line: to prove nothing is left behind.
 bpf_links() { bpftool -j link show 2>/dev/null | jq -r '.[].id' | sort; }
 bpf_progs() { bpftool -j prog show 2>/dev/null | jq -r '.[] | select(.name != null) | .id' | sort; }
+
+# run_traced NAME WORKLOAD_ARGS -- STACKTAP_ARGS: the workload waits on a fifo
+# until the tracer has attached; stdout/stderr of stacktap land in $TMP/NAME.{out,err}.
+run_traced() {
+	local name=$1; shift
+	local wargs=() sargs=()
+	while [ "$1" != -- ]; do wargs+=("$1"); shift; done; shift
+	sargs=("$@")
+	rm -f "$TMP/go"; mkfifo "$TMP/go"
+	"${wargs[@]}" "$TMP/go" > "$TMP/$name.w" &
+	local wpid=$!
+	ST_PIDS+=("$wpid")
+	wait_for_line "$TMP/$name.w" '^ready' || { fail "$name" "workload not ready"; return 1; }
+	"$ST" "${sargs[@]//@PID@/$wpid}" > "$TMP/$name.out" 2> "$TMP/$name.err" &
+	local spid=$!
+	ST_PIDS+=("$spid")
+	wait_for_line "$TMP/$name.err" '^Tracing' || { fail "$name" "tracer not attached: $(cat "$TMP/$name.err")"; return 1; }
+	echo go > "$TMP/go"
+	wait "$wpid"
+	wait "$spid"
+	echo $? > "$TMP/$name.rc"
+}
+
+stack_block() { # frames... count -> the text block count prints
+	local c=${!#}
+	for f in "${@:1:$#-1}"; do printf '  %s\n' "$f"; done
+	printf '    %s\n\n' "$c"
+}
+

@@ -12,34 +12,6 @@ LIBC_START="__libc_start_call_main __libc_start_main _start"
 LIBC_START_FP=__libc_start_call_main
 KSYSCALL="perf_syscall_enter syscall_trace_enter do_syscall_64 entry_SYSCALL_64_after_hwframe"
 
-# run_traced NAME WORKLOAD_ARGS -- STACKTAP_ARGS: the workload waits on a fifo
-# until the tracer has attached; stdout/stderr of stacktap land in $TMP/NAME.{out,err}.
-run_traced() {
-	local name=$1; shift
-	local wargs=() sargs=()
-	while [ "$1" != -- ]; do wargs+=("$1"); shift; done; shift
-	sargs=("$@")
-	rm -f "$TMP/go"; mkfifo "$TMP/go"
-	"${wargs[@]}" "$TMP/go" > "$TMP/$name.w" &
-	local wpid=$!
-	ST_PIDS+=("$wpid")
-	wait_for_line "$TMP/$name.w" '^ready' || { fail "$name" "workload not ready"; return 1; }
-	"$ST" "${sargs[@]//@PID@/$wpid}" > "$TMP/$name.out" 2> "$TMP/$name.err" &
-	local spid=$!
-	ST_PIDS+=("$spid")
-	wait_for_line "$TMP/$name.err" '^Tracing' || { fail "$name" "tracer not attached: $(cat "$TMP/$name.err")"; return 1; }
-	echo go > "$TMP/go"
-	wait "$wpid"
-	wait "$spid"
-	echo $? > "$TMP/$name.rc"
-}
-
-stack_block() { # frames... count -> the text block count prints
-	local c=${!#}
-	for f in "${@:1:$#-1}"; do printf '  %s\n' "$f"; done
-	printf '    %s\n\n' "$c"
-}
-
 # 1. uprobe at leaf: the exact user chain, exactly N times; the workload has
 #    exited before count prints (count stops when -p's process is gone).
 run_traced uprobe "$CHAIN" $N -- count -p @PID@ "u:$CHAIN:leaf"

@@ -2,7 +2,9 @@
 /* Workload: main → a → b → qsort (libc) → compare → c → leaf; leaf dumps regs, stack, maps. */
 /*
  * Built three ways by tests/workloads/unwind.mk (frame pointers, no frame
- * pointers, SFrame). Usage: qsort_chain [DUMP_FILE]. With DUMP_FILE, the
+ * pointers, SFrame). Usage: qsort_chain [-n N -g GO_FIFO] [DUMP_FILE]: the
+ * chain runs N times (default 1), after "ready PID" and a byte on GO_FIFO
+ * when one is given (for tracers that attach by pid). With DUMP_FILE, the
  * first call of leaf() writes the state an unwinder starts from:
  *
  *   stacktap-dump 1\n
@@ -150,10 +152,36 @@ NOINL void a(void)
 	sink++;
 }
 
+static void wait_for_go(const char *fifo)
+{
+	char byte;
+	int fd;
+
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+	fd = open(fifo, O_RDONLY);
+	if (fd < 0 || read(fd, &byte, 1) < 0) {
+		perror(fifo);
+		exit(1);
+	}
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc > 1)
-		dump_path = argv[1];
-	a();
+	int n = 1, opt;
+
+	while ((opt = getopt(argc, argv, "n:g:")) != -1) {
+		if (opt == 'n')
+			n = atoi(optarg);
+		else if (opt == 'g')
+			wait_for_go(optarg);
+		else
+			return 2;
+	}
+	if (optind < argc)
+		dump_path = argv[optind];
+	while (n-- > 0)
+		a();
 	return sink == -1;
 }

@@ -32,6 +32,20 @@ int events_run__add_spec(struct events_run *r, const char *text, char *err, size
 	return ret;
 }
 
+/* Loads only the probe programs some spec needs: each carries the whole walker to verify. */
+static void events__autoload(struct events_run *r)
+{
+	bool used[4] = {};
+	size_t i;
+
+	for (i = 0; i < r->nspecs; i++)
+		used[r->specs[i].kind] = true;
+	bpf_program__set_autoload(r->skel->progs.st_tracepoint, used[PROBE_TRACEPOINT]);
+	bpf_program__set_autoload(r->skel->progs.st_uprobe, used[PROBE_UPROBE]);
+	bpf_program__set_autoload(r->skel->progs.st_usdt, used[PROBE_USDT]);
+	bpf_program__set_autoload(r->skel->progs.st_kprobe, used[PROBE_KFUNC]);
+}
+
 static int events__load(struct events_run *r)
 {
 	struct st_config cfg;
@@ -45,6 +59,7 @@ static int events__load(struct events_run *r)
 	}
 	st_common_opts__config(&r->common, &cfg);
 	r->skel->rodata->st_cfg = cfg;
+	events__autoload(r);
 	err = capture_maps_size(r->skel->obj, &r->common);
 	if (!err)
 		err = events_bpf__load(r->skel);
@@ -67,25 +82,26 @@ static int events__on_event(void *ctx, const struct st_event *ev, const uint64_t
 	return r->tool.on_event ? r->tool.on_event(r->tool.ctx, ev, ips) : 0;
 }
 
-static void events__on_proc(void *ctx, unsigned what, int pid)
+static void events__on_proc(void *ctx, const struct st_proc_event *pe)
 {
 	struct events_run *r = ctx;
 
-	if (what == ST_PROC_EXIT)
-		proc_tracker__exited(r->tracker, pid);
-	else
-		proc_tracker__changed(r->tracker, pid);
+	proc_tracker__on_record(r->tracker, pe);
 }
 
 static int events__copy_setup(struct events_run *r)
 {
-	bool copy = r->common.unwind == ST_UNWIND_COPY;
+	enum copy_stage_mode mode = COPY_STAGE_FALLBACK;
 
-	if (!copy && !r->common.unwind_check)
+	if (r->common.unwind == ST_UNWIND_FP)
 		return 0;
+	if (r->common.unwind == ST_UNWIND_COPY)
+		mode = COPY_STAGE_REPLACE;
+	else if (r->common.unwind_check)
+		mode = COPY_STAGE_COMPARE;
 	r->cu = copy_unwinder__new();
 	if (r->cu)
-		r->copy = copy_stage__new(r->cu, copy, r->common.udepth);
+		r->copy = copy_stage__new(r->cu, mode, r->common.udepth);
 	return r->copy ? 0 : -ENOMEM;
 }
 

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-event cost workload of bench/bench_count.sh: a tight loop of raw
+ * getppid() syscalls that times itself.
+ *
+ *   getppid_loop N [GO_FIFO]
+ *
+ * Prints "ready PID" and flushes, then (with GO_FIFO) blocks until a byte can
+ * be read from it, so a tracer can attach first; then issues N getppid()
+ * syscalls and prints "ns/call X" (CLOCK_MONOTONIC around the loop only),
+ * "cpu_ns/call X" (its own user+system CPU time, from getrusage) and the
+ * context switches it took: wall minus CPU is the time it spent off the CPU,
+ * e.g. preempted by a tracer's consumer woken on its CPU.
+ * The syscall is an inline `syscall` instruction in a function with a frame,
+ * so a frame-pointer walk sees loop_once -> run -> main like any caller.
+ * Built by bench/bench_count.sh with -O1 -fno-omit-frame-pointer.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline, noipa))
+
+static volatile long sink;
+
+NOINLINE void loop_once(void)
+{
+	/* The volatile local gives loop_once a frame, so the fp walk keeps run. */
+	volatile long nr = SYS_getppid;
+	long r;
+
+	__asm__ volatile("syscall" : "=a"(r) : "0"(nr) : "rcx", "r11", "memory");
+	sink += r;
+}
+
+NOINLINE void run(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		loop_once();
+}
+
+static void wait_for_go(const char *fifo)
+{
+	char byte;
+	int fd = open(fifo, O_RDONLY);
+
+	if (fd < 0 || read(fd, &byte, 1) < 0) {
+		perror(fifo);
+		exit(1);
+	}
+	close(fd);
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static long long tv_ns(struct timeval tv)
+{
+	return tv.tv_sec * 1000000000ll + tv.tv_usec * 1000ll;
+}
+
+int main(int argc, char **argv)
+{
+	struct rusage r0, r1;
+	long long t0, t1, cpu;
+	long n;
+
+	if (argc < 2 || (n = atol(argv[1])) <= 0) {
+		fprintf(stderr, "usage: getppid_loop N [GO_FIFO]\n");
+		return 2;
+	}
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+	if (argc > 2)
+		wait_for_go(argv[2]);
+	getrusage(RUSAGE_SELF, &r0);
+	t0 = now_ns();
+	run(n);
+	t1 = now_ns();
+	getrusage(RUSAGE_SELF, &r1);
+	cpu = tv_ns(r1.ru_utime) - tv_ns(r0.ru_utime) + tv_ns(r1.ru_stime) - tv_ns(r0.ru_stime);
+	printf("calls %ld\nns/call %.1f\ncpu_ns/call %.1f\n", n, (double)(t1 - t0) / n,
+	       (double)cpu / n);
+	printf("ctxsw involuntary %ld voluntary %ld\n", r1.ru_nivcsw - r0.ru_nivcsw,
+	       r1.ru_nvcsw - r0.ru_nvcsw);
+	return 0;
+}

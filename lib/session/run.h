@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every capturing tool sets up around its loaded BPF object: the
+ * symbolizer, the walker's unwind tables, the process tracker fed by the
+ * lifecycle probes, and the session whose complete events reach the tool
+ * after their process is known.
+ */
+#ifndef ST_SESSION_RUN_H
+#define ST_SESSION_RUN_H
+
+#include "lib/session/cli.h"
+#include "lib/session/session.h"
+
+struct bpf_object;
+struct symbolizer;
+struct bpf_tables;
+struct proc_tracker;
+struct proc_events;
+
+struct st_run {
+	const struct st_common_opts *common;
+	struct symbolizer *sym;
+	struct bpf_tables *tables; /* NULL in fp mode */
+	struct proc_tracker *tracker;
+	struct proc_events *proc_events;
+	struct session *session;
+	struct session_opts tool; /* the tool's callbacks, behind the tracker */
+};
+
+/**
+ * st_run__start() - set up around @obj (loaded, not yet attached to events).
+ * @so: the tool's session options; its on_event sees each complete event
+ *
+ * Return: 0 or -errno (logged where it happened).
+ */
+int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_common_opts *common,
+		  const struct session_opts *so);
+
+/** st_run__report() - every loss at exit, one stderr line per reason. */
+void st_run__report(const struct st_run *r);
+
+/** st_run__stop() - free everything but the BPF object; safe after a failed start. */
+void st_run__stop(struct st_run *r);
+
+#endif

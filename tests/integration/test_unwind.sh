@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# User stacks without frame pointers, unwound inside BPF by the tables of
+# .eh_frame / .sframe: the qsort chain through libc in three builds, a
+# 600-deep recursion, a library dlopen'ed after tracing began, processes
+# that live a millisecond, and the stop reason where no table exists.
+source "$(dirname "$0")/lib.sh"
+
+LIBC_START="__libc_start_call_main __libc_start_main _start"
+QCHAIN="leaf c compare msort_with_tmp.part.0 qsort_r b a main $LIBC_START"
+RUNS=10
+
+# trace_during NAME COUNT BINARY -- STACKTAP_ARGS: trace system-wide while
+# BINARY runs COUNT times (each run a process of about a millisecond).
+trace_during() {
+	local name=$1 count=$2 bin=$3 i; shift 4
+	"$ST" "$@" > "$TMP/$name.out" 2> "$TMP/$name.err" &
+	local spid=$!
+	ST_PIDS+=("$spid")
+	wait_for_line "$TMP/$name.err" '^Tracing' || { fail "$name" "not attached: $(cat "$TMP/$name.err")"; return 1; }
+	for ((i = 0; i < count; i++)); do "$bin" > /dev/null; done
+	sleep 0.2
+	kill -INT "$spid"; wait "$spid"
+}
+
+# user_chains FILE COMM_PREFIX: "N frame frame ..." per distinct user stack in snoop --json output.
+user_chains() {
+	jq -r --arg c "$2" 'select(.comm | startswith($c)) | .user | join(" ")' "$1" | sort | uniq -c |
+		sed 's/^ *//'
+}
+
+for build in fp nofp sframe; do
+	bin=$W/qsort_chain_$build
+	for mode in auto table; do
+		name=qsort-$build-$mode
+		trace_during "$name" $RUNS "$bin" -- snoop --json -U --unwind=$mode \
+			"u:$bin:leaf" t:syscalls:sys_enter_getppid
+		# Every run: one uprobe event and one syscall event, both with the whole chain.
+		expect_eq "$name" "$(user_chains "$TMP/$name.out" qsort_chain)" "$((2 * RUNS)) $QCHAIN"
+	done
+done
+
+# Frame pointers alone cannot cross libc's frameless qsort in the no-fp build.
+trace_during qsort-nofp-fp $RUNS "$W/qsort_chain_nofp" -- snoop --json -U --unwind=fp \
+	"u:$W/qsort_chain_nofp:leaf"
+got=$(user_chains "$TMP/qsort-nofp-fp.out" qsort_chain)
+if [ "$(echo "$got" | awk '{s += $1} END {print s}')" = $RUNS ] && ! echo "$got" | grep -q "$QCHAIN"; then
+	pass qsort-nofp-fp-truncated
+else
+	fail qsort-nofp-fp-truncated "want $RUNS events none with the whole chain, got:" "$got"
+fi
+
+# The table walk and a user-space walk of a copy of the same stack agree on every event.
+for build in nofp sframe; do
+	run_traced check-$build "$W/qsort_chain_$build" -n $RUNS -g -- count -U --unwind=table \
+		--unwind-check -p @PID@ "u:$W/qsort_chain_$build:leaf" t:syscalls:sys_enter_getppid
+	expect_eq table-vs-copy-$build "$(grep 'unwind check' "$TMP/check-$build.err")" \
+		"stacktap: unwind check: $((2 * RUNS)) events compared, 0 differ"
+done
+trace_during qsort-copy $RUNS "$W/qsort_chain_nofp" -- snoop --json -U --unwind=copy \
+	"u:$W/qsort_chain_nofp:leaf"
+expect_eq copy-mode "$(user_chains "$TMP/qsort-copy.out" qsort_chain)" "$RUNS $QCHAIN"
+
+# 600 frames deep, all the way to _start.
+run_traced deep "$W/deep_nofp" 600 3 -- count -U --max-user-depth 1024 -p @PID@ "u:$W/deep_nofp:bottom"
+{ printf '  bottom\n'; for ((i = 0; i < 600; i++)); do printf '  descend\n'; done
+  printf '  %s\n' main $LIBC_START; printf '    3\n\n'; } > "$TMP/deep.want"
+expect_file_eq deep-600 "$TMP/deep.out" "$TMP/deep.want"
+run_traced deep127 "$W/deep_nofp" 600 3 -- count -U -p @PID@ "u:$W/deep_nofp:bottom"
+expect_eq deep-default-limit "$(grep -c '^  [^ ]' "$TMP/deep127.out") $(grep -o '[0-9]* user stacks truncated' "$TMP/deep127.err")" \
+	"127 3 user stacks truncated"
+
+# A library without frame pointers, dlopen'ed after tracing began, then dlclose'd.
+run_traced dl "$W/dlchain" "$W/libdlchain.so" 5 -- count -U -p @PID@ "u:$W/dlchain:callback"
+expect_eq dlopen-chain "$(cat "$TMP/dl.out")" \
+	"$(stack_block callback lib_leaf lib_mid lib_entry run main $LIBC_START 5)"
+
+# JIT-like code (an anonymous executable page): no table, no frame pointer.
+run_traced jit "$W/jit_nofp" 4 -- count -U --unwind=table -p @PID@ "u:$W/jit_nofp:jit_leaf"
+expect_eq jit-stops "$(head -2 "$TMP/jit.out" | sed 's/0x[0-9a-f]*/ADDR/') | $(grep 'stopped early' "$TMP/jit.err")" \
+	"  jit_leaf
+  [unknown] ADDR ([anon]) | stacktap: 4 user stacks stopped early: no unwind table for the pc (table mode)"

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A CPU-bound workload with a known chain: main -> b1 -> b2 -> b3 -> spin.
+ *
+ *   busy SECONDS [GO_FIFO]
+ *
+ * Prints "ready PID" and, with GO_FIFO, waits for a byte from it so a
+ * profiler can attach first; then spins for SECONDS of its own CPU time
+ * (CLOCK_THREAD_CPUTIME_ID, so time spent preempted does not count) and
+ * prints "cpu_ns N". Built by tests/workloads/deferred.mk with frame
+ * pointers, without them (.eh_frame only) and with SFrame.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline, noipa))
+
+static volatile unsigned long sink;
+
+static long long cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* About a millisecond of work per call, so almost every sample lands here. */
+NOINLINE void spin(void)
+{
+	unsigned long i;
+
+	for (i = 0; i < 1000000; i++)
+		sink += i;
+}
+
+NOINLINE void b3(void) { spin(); sink++; }
+NOINLINE void b2(void) { b3(); sink++; }
+NOINLINE void b1(void) { b2(); sink++; }
+
+static void wait_for_go(const char *fifo)
+{
+	char byte;
+	int fd = open(fifo, O_RDONLY);
+
+	if (fd < 0 || read(fd, &byte, 1) < 0) {
+		perror(fifo);
+		exit(1);
+	}
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	long long start, end;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: busy SECONDS [GO_FIFO]\n");
+		return 2;
+	}
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+	if (argc > 2)
+		wait_for_go(argv[2]);
+	start = cpu_ns();
+	end = start + (long long)(atof(argv[1]) * 1e9);
+	while (cpu_ns() < end)
+		b1();
+	printf("cpu_ns %lld\n", cpu_ns() - start);
+	return 0;
+}

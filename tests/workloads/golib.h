@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared by the BPF-test workloads: announce "ready PID", then wait for a byte on a fifo. */
+#ifndef ST_WORKLOAD_GO_H
+#define ST_WORKLOAD_GO_H
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* The tracer attaches between "ready" and the byte; NULL @fifo means go now. */
+static inline void workload_ready_go(const char *fifo)
+{
+	char byte;
+	int fd;
+
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+	if (!fifo)
+		return;
+	fd = open(fifo, O_RDONLY);
+	if (fd < 0 || read(fd, &byte, 1) < 0) {
+		perror(fifo);
+		exit(1);
+	}
+	close(fd);
+}
+
+/* One getppid() with an inline syscall instruction: the caller is the innermost user frame. */
+static inline long workload_getppid(void)
+{
+	long r;
+
+	__asm__ volatile("syscall" : "=a"(r) : "0"(110L) /* SYS_getppid */ : "rcx", "r11", "memory");
+	return r;
+}
+
+#endif

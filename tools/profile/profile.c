@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stacktap profile: sample on-CPU stacks at a fixed frequency with perf
+ * cpu-clock events, like bcc's profile. Samples are counted per distinct
+ * stack exactly (lib/report/raw_stacks.h) and printed as count prints them.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+#include <linux/perf_event.h>
+
+#include "bpf/record.h" /* the skeleton names struct st_config */
+#include "skel/profile.skel.h"
+#include "lib/out/folded.h"
+#include "lib/out/text.h"
+#include "lib/report/raw_stacks.h"
+#include "lib/session/capture_maps.h"
+#include "lib/session/run.h"
+#include "lib/util/log.h"
+#include "lib/util/parse.h"
+#include "src/commands.h"
+
+#define PROFILE_HZ_DEFAULT 49
+#define PROFILE_HZ_MAX 100000 /* the kernel caps it at perf_event_max_sample_rate anyway */
+
+struct profile {
+	struct st_common_opts common;
+	uint64_t hz;
+	bool idle, folded, annotate, delimiter;
+	const char *cgroup;
+	uint64_t cgroup_id;
+	struct profile_bpf *skel;
+	struct bpf_link **links;
+	int nlinks;
+	struct st_run run;
+	struct raw_stacks *raw;
+	FILE *out;
+	int err;
+};
+
+static const char doc[] =
+	"Sample on-CPU kernel and user stacks at a fixed frequency.\v"
+	"DURATION is in seconds (fractions allowed); without it, until Ctrl-C.\n"
+	"\nEXAMPLES:\n"
+	"  stacktap profile                   # all CPUs at 49 Hz until Ctrl-C\n"
+	"  stacktap profile -F 99 10          # 99 Hz for 10 seconds\n"
+	"  stacktap profile -p 185 -f 5 > out.folded   # one process, flame graph input\n"
+	"  stacktap profile -C 1 -K -I        # CPU 1, kernel stacks, idle included\n"
+	"  stacktap profile --cgroup /sys/fs/cgroup/system.slice 5\n"
+	"  stacktap profile --user-stacks=sync -F 999   # user stacks at the sample\n";
+
+enum { OPT_CGROUP = 0x300 };
+
+static const struct argp_option profile_options[] = {
+	{ NULL, 0, NULL, 0, "Sampling:", 4 },
+	{ "frequency", 'F', "HZ", 0, "Samples per second on each CPU (default 49)", 4 },
+	{ "include-idle", 'I', NULL, 0, "Keep samples of the idle tasks", 4 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0, "Only tasks in this cgroup (v2 directory)", 4 },
+	{ NULL, 0, NULL, 0, "Output:", 5 },
+	{ "folded", 'f', NULL, 0, "Folded output, as flamegraph.pl reads it", 5 },
+	{ "annotate", 'a', NULL, 0, "With -f, mark kernel frames with a _[k] suffix", 5 },
+	{ "delimited", 'd', NULL, 0, "Print '--' between kernel and user frames", 5 },
+	{},
+};
+
+static void profile__cgroup(struct argp_state *state, struct profile *p, const char *path)
+{
+	struct stat st;
+
+	/* A cgroup v2 directory's inode number is the id bpf_get_current_cgroup_id() gives. */
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		argp_failure(state, 2, 0, "cgroup '%s': %s", path,
+			     errno ? strerror(errno) : "not a directory");
+	p->cgroup = path;
+	p->cgroup_id = st.st_ino;
+}
+
+static error_t profile_parse(int key, char *arg, struct argp_state *state)
+{
+	struct profile *p = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT: state->child_inputs[0] = &p->common; break;
+	case 'F':
+		if (parse_u64(arg, 1, PROFILE_HZ_MAX, &p->hz))
+			argp_failure(state, 2, 0, "frequency '%s': want 1-%d", arg, PROFILE_HZ_MAX);
+		break;
+	case 'I': p->idle = true; break;
+	case OPT_CGROUP: profile__cgroup(state, p, arg); break;
+	case 'f': p->folded = true; break;
+	case 'a': p->annotate = true; break;
+	case 'd': p->delimiter = true; break;
+	case ARGP_KEY_ARG:
+		if (state->arg_num > 0)
+			argp_failure(state, 2, 0, "unexpected argument '%s'", arg);
+		else if (parse_seconds(arg, &p->common.duration_ns) || !p->common.duration_ns)
+			argp_failure(state, 2, 0, "duration '%s': want a positive number of seconds",
+				     arg);
+		break;
+	case ARGP_KEY_END:
+		if (p->common.unwind == ST_UNWIND_COPY || p->common.unwind_check)
+			argp_failure(state, 2, 0, "profile walks stacks in BPF: --unwind=copy and "
+				     "--unwind-check are count/snoop options");
+		break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int profile__load(struct profile *p)
+{
+	struct st_config cfg;
+	int err;
+
+	p->skel = profile_bpf__open();
+	if (!p->skel) {
+		err = -errno;
+		st_err("profile: cannot open the BPF object: %s", strerror(-err));
+		return err;
+	}
+	st_common_opts__config(&p->common, &cfg);
+	p->skel->rodata->st_cfg = cfg;
+	p->skel->rodata->profile_idle = p->idle;
+	p->skel->rodata->profile_cgroup = p->cgroup_id;
+	err = capture_maps_size(p->skel->obj, &p->common);
+	if (!err)
+		err = profile_bpf__load(p->skel);
+	if (err)
+		st_err("profile: cannot load the BPF programs: %s%s", strerror(-err),
+		       err == -EPERM ? " (run as root)" : "");
+	return err;
+}
+
+/* One cpu-clock sampling event on @cpu with the sample program attached. */
+static int profile__attach_cpu(struct profile *p, int cpu)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.freq = 1,
+		.sample_freq = p->hz,
+	};
+	struct bpf_link *link;
+	int fd, err;
+
+	fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno == ENODEV ? 0 : -errno; /* ENODEV: an offline CPU */
+	link = bpf_program__attach_perf_event(p->skel->progs.st_profile_sample, fd);
+	if (!link) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	p->links[p->nlinks++] = link;
+	return 0;
+}
+
+static int profile__attach(struct profile *p)
+{
+	int ncpus = libbpf_num_possible_cpus(), cpu, err = 0;
+
+	if (ncpus <= 0)
+		return -EINVAL;
+	p->links = calloc(ncpus, sizeof(*p->links));
+	if (!p->links)
+		return -ENOMEM;
+	for (cpu = 0; cpu < ncpus && !err; cpu++)
+		if (p->common.cpu < 0 || cpu == p->common.cpu)
+			err = profile__attach_cpu(p, cpu);
+	if (!err && !p->nlinks)
+		err = -ENODEV;
+	if (err)
+		st_err("profile: cannot open the cpu-clock events: %s", strerror(-err));
+	return err;
+}
+
+static int profile_on_event(void *ctx, const struct st_event *ev, const uint64_t *ips)
+{
+	struct profile *p = ctx;
+
+	p->err = raw_stacks__add(p->raw, ev, ips, 1);
+	return p->err ? 1 : 0;
+}
+
+static void profile_print(struct profile *p)
+{
+	struct report *r = report__new(false);
+
+	if (!r || raw_stacks__report(p->raw, p->run.sym, r, p->common.addrs, 1)) {
+		st_err("profile: out of memory while building the report");
+		p->err = -ENOMEM;
+	} else if (p->folded) {
+		struct folded_opts fo = { .annotate_kernel = p->annotate };
+
+		out_folded(p->out, r, &fo);
+	} else {
+		struct text_opts to = { .delimiter = p->delimiter };
+
+		out_text(p->out, r, &to);
+	}
+	report__free(r);
+}
+
+static int profile_run(struct profile *p)
+{
+	struct session_opts so = {
+		.duration_ns = p->common.duration_ns,
+		.target_pid = p->common.pid,
+		.on_event = profile_on_event,
+		.ctx = p,
+	};
+	int err;
+
+	p->raw = raw_stacks__new();
+	p->out = st_common_opts__open_output(&p->common);
+	if (!p->raw || !p->out)
+		return 1;
+	st_libbpf_logging(p->common.debug);
+	err = profile__load(p);
+	if (!err)
+		err = st_run__start(&p->run, p->skel->obj, &p->common, &so);
+	if (!err)
+		err = profile__attach(p);
+	if (err)
+		return 1;
+	session_install_signals();
+	fprintf(stderr, "Sampling at %llu Hz on %d CPUs... Hit Ctrl-C to end.\n",
+		(unsigned long long)p->hz, p->nlinks);
+	err = session__run(p->run.session);
+	profile_print(p);
+	st_run__report(&p->run);
+	return err || p->err ? 1 : 0;
+}
+
+static void profile_free(struct profile *p)
+{
+	int i;
+
+	for (i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	free(p->links);
+	st_run__stop(&p->run);
+	profile_bpf__destroy(p->skel);
+	raw_stacks__free(p->raw);
+	if (p->out && p->out != stdout)
+		fclose(p->out);
+}
+
+int profile_main(int argc, char **argv)
+{
+	static const struct argp_child children[] = { { &st_common_argp, 0, NULL, 0 }, {} };
+	static const struct argp argp = { profile_options, profile_parse, "[DURATION]", doc,
+					  children, NULL, NULL };
+	struct profile p = { .hz = PROFILE_HZ_DEFAULT };
+	int ret;
+
+	st_common_opts__init(&p.common);
+	ret = argp_parse(&argp, argc, argv, 0, NULL, &p);
+	if (ret)
+		return 2;
+	ret = profile_run(&p);
+	profile_free(&p);
+	return ret;
+}
