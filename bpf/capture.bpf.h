@@ -80,6 +80,21 @@ const volatile struct st_config st_cfg = {
 	.udepth_max = ST_MAX_USTACK,
 };
 
+/*
+ * Ring-buffer wake-ups are batched: waking the consumer is an interrupt to
+ * itself, a VM exit on virtual machines, and woken per record it cost more
+ * than the stack walks (bench/bench_count.sh). Records are sent without a
+ * wake-up until st_cfg.wakeup_bytes are waiting; the session also drains the
+ * buffer on its poll timeout, so a quiet buffer is never left unread long.
+ */
+static __always_inline __u64 st_rb_flags(void)
+{
+	if (!st_cfg.wakeup_bytes)
+		return 0;
+	return bpf_ringbuf_query(&st_events, BPF_RB_AVAIL_DATA) >= st_cfg.wakeup_bytes ?
+		       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void st_stat_inc(__u32 which)
 {
 	__u64 *v = bpf_map_lookup_elem(&st_stats, &which);
@@ -303,7 +318,7 @@ static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
 	barrier_var(size);
 	if (size > sizeof(s->ev) + sizeof(s->ips) + sizeof(s->copy))
 		size = sizeof(s->ev);
-	if (bpf_ringbuf_output(&st_events, &s->ev, size, 0))
+	if (bpf_ringbuf_output(&st_events, &s->ev, size, st_rb_flags()))
 		st_stat_inc(ST_DROP_RINGBUF_FULL);
 	else
 		st_stat_inc(ST_STAT_SENT);

@@ -260,7 +260,7 @@ static __always_inline void st_defer_walk(__u64 cookie)
 			return st_defer_send_lost(cookie);
 		st_defer_header(&r->h, cookie);
 		st_defer_walk_fp(regs, r);
-		bpf_ringbuf_submit(r, 0);
+		bpf_ringbuf_submit(r, st_rb_flags());
 	} else {
 		struct st_ustack_table_rec *r = bpf_ringbuf_reserve(&st_events, sizeof(*r), 0);
 
@@ -268,7 +268,7 @@ static __always_inline void st_defer_walk(__u64 cookie)
 			return st_defer_send_lost(cookie);
 		st_defer_header(&r->h, cookie);
 		st_defer_walk_table(regs, r);
-		bpf_ringbuf_submit(r, 0);
+		bpf_ringbuf_submit(r, st_rb_flags());
 	}
 }
 

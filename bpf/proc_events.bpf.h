@@ -56,7 +56,7 @@ static __always_inline struct st_proc_event *st_proc_record(__u32 pid, __u16 wha
 static __always_inline void st_proc_output(struct st_proc_event *pe, __u64 size)
 {
 	if (bpf_ringbuf_output(&st_events, pe, size, 0))
-		st_stat_inc(ST_DROP_RINGBUF_FULL);
+		st_stat_inc(ST_DROP_PROC_RINGBUF);
 }
 
 static __always_inline void st_proc_send(__u32 pid, __u16 what)

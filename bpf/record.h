@@ -157,6 +157,7 @@ enum st_stat {
 	ST_STAT_TW_FAIL,        /* task_work request failed otherwise: captured synchronously */
 	ST_STAT_DEFER_FULL,     /* request table full: captured synchronously */
 	ST_DROP_USTACK_RINGBUF, /* deferred user stack lost: ring buffer full */
+	ST_DROP_PROC_RINGBUF,   /* process exec/map/exit record lost: ring buffer full */
 	ST_STAT_MAX,
 };
 
@@ -174,6 +175,7 @@ struct st_config {
 	__u32 copy_bytes;  /* copy this much user stack into each record (0: none) */
 	__u32 copy_fallback; /* ...or only when the walker met a mapping it does not know */
 	__u32 user_mode;   /* ST_USER_SYNC or ST_USER_DEFERRED */
+	__u32 wakeup_bytes; /* wake the consumer once this much is waiting (0: every record) */
 };
 
 /* st_config.user_mode: when user stacks are captured. */

@@ -24,6 +24,12 @@ enum {
 	OPT_USER_STACKS,
 };
 
+/*
+ * Wake the reader once 256 KiB wait: ~1000 records, a small fraction of the
+ * default 8 MiB buffer, so a burst never fills it before the reader runs.
+ */
+#define CLI_WAKEUP_BYTES (256 * 1024)
+
 /* Ring buffer bounds: one page, and 1 GiB (the kernel's own ceiling is 2 GiB). */
 #define RINGBUF_KB_MIN 4
 #define RINGBUF_KB_MAX (1024 * 1024)
@@ -202,6 +208,7 @@ void st_common_opts__config(const struct st_common_opts *o, struct st_config *cf
 	cfg->kdepth_max = o->kdepth;
 	cfg->udepth_max = o->udepth;
 	cfg->unwind = o->unwind;
+	cfg->wakeup_bytes = CLI_WAKEUP_BYTES;
 	if (o->unwind == ST_UNWIND_COPY || o->unwind_check)
 		cfg->copy_bytes = o->copy_kb * 1024;
 	else if (o->unwind != ST_UNWIND_FP)

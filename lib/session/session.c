@@ -224,6 +224,9 @@ int session__run(struct session *s)
 		uint64_t t;
 
 		err = ring_buffer__poll(s->rb, SESSION_POLL_MS);
+		/* Wake-ups are batched (st_rb_flags()): read what came without one. */
+		if (err >= 0 && !s->stop)
+			err = ring_buffer__consume(s->rb);
 		if (err == -EINTR || err == -ECANCELED)
 			err = 0;
 		if (err < 0)
@@ -277,6 +280,8 @@ int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX])
 
 static const char *const loss_names[ST_STAT_MAX] = {
 	[ST_DROP_RINGBUF_FULL] = "events dropped: ring buffer full (try a larger --ringbuf-kb)",
+	[ST_DROP_PROC_RINGBUF] = "process records dropped: ring buffer full (mappings may be "
+				 "incomplete)",
 	[ST_DROP_SCRATCH_BUSY] = "events dropped: nested event on a CPU already capturing",
 	[ST_STAT_KTRUNC] = "kernel stacks truncated at the depth limit",
 	[ST_STAT_UTRUNC] = "user stacks truncated at the depth limit",
