@@ -3,8 +3,10 @@
  * The per-event cost workload of bench/bench_count.sh: a tight loop of raw
  * getppid() syscalls that times itself.
  *
- *   getppid_loop N [GO_FIFO]
+ *   getppid_loop [-d DEPTH] N [GO_FIFO]
  *
+ * With -d the loop runs DEPTH recursive calls deep, so every event carries a
+ * user stack of DEPTH + 4 frames (bench/bench_unwind.sh).
  * Prints "ready PID" and flushes, then (with GO_FIFO) blocks until a byte can
  * be read from it, so a tracer can attach first; then issues N getppid()
  * syscalls and prints "ns/call X" (CLOCK_MONOTONIC around the loop only),
@@ -18,6 +20,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -43,6 +46,16 @@ NOINLINE void run(long n)
 
 	for (i = 0; i < n; i++)
 		loop_once();
+}
+
+/* DEPTH frames of recursion above run(); not a tail call, so every level stays. */
+NOINLINE void descend(int depth, long n)
+{
+	if (depth > 0)
+		descend(depth - 1, n);
+	else
+		run(n);
+	sink++;
 }
 
 static void wait_for_go(const char *fifo)
@@ -74,10 +87,16 @@ int main(int argc, char **argv)
 {
 	struct rusage r0, r1;
 	long long t0, t1, cpu;
+	int depth = 0;
 	long n;
 
+	if (argc > 2 && !strcmp(argv[1], "-d")) {
+		depth = atoi(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 2 || (n = atol(argv[1])) <= 0) {
-		fprintf(stderr, "usage: getppid_loop N [GO_FIFO]\n");
+		fprintf(stderr, "usage: getppid_loop [-d DEPTH] N [GO_FIFO]\n");
 		return 2;
 	}
 	printf("ready %d\n", getpid());
@@ -86,7 +105,7 @@ int main(int argc, char **argv)
 		wait_for_go(argv[2]);
 	getrusage(RUSAGE_SELF, &r0);
 	t0 = now_ns();
-	run(n);
+	descend(depth, n);
 	t1 = now_ns();
 	getrusage(RUSAGE_SELF, &r1);
 	cpu = tv_ns(r1.ru_utime) - tv_ns(r0.ru_utime) + tv_ns(r1.ru_stime) - tv_ns(r0.ru_stime);

@@ -10,6 +10,7 @@
 #include "lib/session/cli.h"
 #include "lib/session/session.h"
 #include "lib/unwind/bpf_tables.h"
+#include "lib/util/log.h"
 #include "lib/util/parse.h"
 
 enum {
@@ -63,7 +64,7 @@ static const struct argp_option common_options[] = {
 	{ "verbose", 'v', NULL, 0, "Show addresses beside symbol names", 3 },
 	{ "output", 'o', "FILE", 0, "Write results to FILE instead of stdout", 3 },
 	{ "ringbuf-kb", OPT_RINGBUF, "KB", 0, "Ring buffer size in KiB (default 8192)", 3 },
-	{ "debug", OPT_DEBUG, NULL, 0, "Print libbpf's own messages", 3 },
+	{ "debug", OPT_DEBUG, NULL, 0, "Print libbpf's own messages and internal figures", 3 },
 	{},
 };
 
@@ -141,7 +142,10 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		cli__number(state, "ring buffer size", arg, RINGBUF_KB_MIN, RINGBUF_KB_MAX,
 			    &o->ringbuf_kb);
 		break;
-	case OPT_DEBUG: o->debug = true; break;
+	case OPT_DEBUG:
+		o->debug = true;
+		st_verbose = true;
+		break;
 	case OPT_UNWIND: cli__unwind(state, arg, &o->unwind); break;
 	case OPT_COPY_KB: cli__number(state, "stack copy size", arg, 1, ST_COPY_MAX / 1024, &o->copy_kb); break;
 	case OPT_UNWIND_CHECK: o->unwind_check = true; break;

@@ -30,6 +30,7 @@ struct bpf_tables {
 	size_t rows_bytes;
 	int procs_fd;
 	int ustats_fd; /* st_ustats: why walks stopped, per CPU */
+	uint64_t procs_max;
 	struct loaded_file *files;
 	size_t nfiles, cap;
 	struct bpf_tables_stats st;
@@ -67,6 +68,7 @@ struct bpf_tables *bpf_tables__new(struct bpf_object *obj)
 	t->rows_bytes = t->st.rows_max * sizeof(struct unwind_row);
 	t->rows = mmap(NULL, t->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(rows), 0);
 	t->procs_fd = bpf_map__fd(procs);
+	t->procs_max = bpf_map__max_entries(procs);
 	t->ustats_fd = bpf_object__find_map_by_name(obj, "st_ustats") ?
 			       bpf_map__fd(bpf_object__find_map_by_name(obj, "st_ustats")) : -1;
 	if (!t->cache || t->rows == MAP_FAILED) {
@@ -184,13 +186,17 @@ int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *m
 		}
 		tables__fill_map(t, pid, &maps[i], &p->maps[p->n++]);
 	}
-	err = bpf_map_update_elem(t->procs_fd, &key, p, BPF_ANY);
+	/* A refresh replaces the entry; only a new one counts as a process. */
+	err = bpf_map_update_elem(t->procs_fd, &key, p, BPF_NOEXIST);
+	if (!err)
+		t->st.procs++;
+	else if (errno == EEXIST)
+		err = bpf_map_update_elem(t->procs_fd, &key, p, BPF_EXIST);
 	free(p);
 	if (err) {
 		t->st.procs_no_room++;
 		return -ENOSPC;
 	}
-	t->st.procs++;
 	return 0;
 }
 
@@ -253,6 +259,14 @@ void bpf_tables__report(const struct bpf_tables *t)
 	uint64_t n;
 	int k;
 
+	/* Memory: rows in use, and what the maps reserve (rows + per-process mapping arrays). */
+	st_info("unwind tables: %llu files, %llu rows (%llu KiB) of %llu, %llu processes now; "
+		"maps reserve %llu KiB rows + %llu KiB processes",
+		(unsigned long long)s->files, (unsigned long long)s->rows_used,
+		(unsigned long long)(s->rows_used * sizeof(struct unwind_row) / 1024),
+		(unsigned long long)s->rows_max, (unsigned long long)s->procs,
+		(unsigned long long)(s->rows_max * sizeof(struct unwind_row) / 1024),
+		(unsigned long long)(t->procs_max * sizeof(struct st_uproc) / 1024));
 	for (k = 0; k < ST_USTOP_MAX; k++) {
 		n = ustop_names[k] ? tables__ustat(t, k) : 0;
 		if (n)
