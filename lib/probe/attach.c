@@ -136,6 +136,16 @@ static int attach__tracepoint(struct probe_links *pl, const struct probe_spec *s
 	return err;
 }
 
+/* The binary a u:/usdt: spec names, or NULL after saying so. */
+static char *attach__binary(const struct probe_spec *s, int pid)
+{
+	char *path = probe_resolve_binary(s->target, pid);
+
+	if (!path)
+		st_err("%s: binary or library '%s' not found", s->text, s->target);
+	return path;
+}
+
 static int attach__uprobe(struct probe_links *pl, const struct probe_spec *s,
 			  struct bpf_program *prog, int pid, __u64 cookie)
 {
@@ -144,11 +154,9 @@ static int attach__uprobe(struct probe_links *pl, const struct probe_spec *s,
 	char *path;
 	int err;
 
-	path = probe_resolve_binary(s->target, pid);
-	if (!path) {
-		st_err("%s: binary or library '%s' not found", s->text, s->target);
+	path = attach__binary(s, pid);
+	if (!path)
 		return -EINVAL;
-	}
 	err = probe_symbol_offset(path, s->name, &off);
 	if (err == -ENOENT)
 		st_err("%s: symbol '%s' not found in %s", s->text, s->name, path);
@@ -171,11 +179,9 @@ static int attach__usdt(struct probe_links *pl, const struct probe_spec *s,
 	char *path;
 	int err;
 
-	path = probe_resolve_binary(s->target, pid);
-	if (!path) {
-		st_err("%s: binary or library '%s' not found", s->text, s->target);
+	path = attach__binary(s, pid);
+	if (!path)
 		return -EINVAL;
-	}
 	err = links__add(pl, bpf_program__attach_usdt(prog, pid ? pid : -1, path, s->name,
 						      s->name2, &opts));
 	if (err == -ENOENT) {

@@ -131,31 +131,16 @@ static struct loaded_file *tables__load_file(struct bpf_tables *t, const struct 
 	return f;
 }
 
-/* The table of a mapped file: through map_files (the process's own file), else the path. */
-static const struct unwind_table *tables__table_of(struct bpf_tables *t, int pid,
-						   const struct proc_map *m)
-{
-	char path[96];
-	const struct unwind_table *ut;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return unwind_cache__get(t->cache, m->path);
-	ut = unwind_cache__get_fd(t->cache, fd, m->path);
-	close(fd);
-	return ut;
-}
-
 static void tables__fill_map(struct bpf_tables *t, int pid, const struct proc_map *m,
 			     struct st_umap *um)
 {
-	const struct unwind_table *ut = m->path[0] == '/' ? tables__table_of(t, pid, m) : NULL;
-	const struct loaded_file *f = ut ? tables__load_file(t, ut) : NULL;
+	const struct unwind_table *ut = NULL;
+	const struct loaded_file *f;
 	uint64_t vaddr;
 
+	if (m->path[0] == '/')
+		ut = unwind_cache__get_mapped(t->cache, pid, m->start, m->end, m->path);
+	f = ut ? tables__load_file(t, ut) : NULL;
 	*um = (struct st_umap){ .start = m->start, .end = m->end };
 	if (m->path[0] != '/')
 		return; /* anonymous (JIT) or [vdso]: known, walked by frame pointers */

@@ -51,22 +51,6 @@ static void copy_proc__free(struct copy_proc *p)
 	free(p);
 }
 
-static const struct unwind_table *copy__table(struct copy_unwinder *cu, int pid,
-					      const struct proc_map *m)
-{
-	char path[96];
-	const struct unwind_table *t;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return unwind_cache__get(cu->cache, m->path);
-	t = unwind_cache__get_fd(cu->cache, fd, m->path);
-	close(fd);
-	return t;
-}
 
 static struct copy_proc *copy__convert(struct copy_unwinder *cu, int pid,
 				       const struct proc_map *maps, size_t n)
@@ -85,7 +69,8 @@ static struct copy_proc *copy__convert(struct copy_unwinder *cu, int pid,
 		*um = (struct unwind_map){ .start = maps[i].start, .end = maps[i].end,
 					   .pgoff = maps[i].pgoff, .path = strdup(maps[i].path) };
 		if (maps[i].path[0] == '/')
-			unwind_map__set_table(um, copy__table(cu, pid, &maps[i]));
+			unwind_map__set_table(um, unwind_cache__get_mapped(cu->cache, pid, maps[i].start,
+									   maps[i].end, maps[i].path));
 		p->n++;
 	}
 	if (!p->maps) {

@@ -625,6 +625,23 @@ struct unwind_table *unwind_cache__get(struct unwind_cache *c, const char *path)
 	return t;
 }
 
+struct unwind_table *unwind_cache__get_mapped(struct unwind_cache *c, int pid, uint64_t start,
+					      uint64_t end, const char *path)
+{
+	char mf[96];
+	struct unwind_table *t;
+	int fd;
+
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)start,
+		 (unsigned long long)end);
+	fd = open(mf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return unwind_cache__get(c, path);
+	t = unwind_cache__get_fd(c, fd, path);
+	close(fd);
+	return t;
+}
+
 void unwind_cache__stats(const struct unwind_cache *c, uint64_t *hits, uint64_t *builds)
 {
 	*hits = c->hits;

@@ -115,6 +115,16 @@ struct unwind_table *unwind_cache__get(struct unwind_cache *c, const char *path)
 /** unwind_cache__get_fd() - the same for an open fd (e.g. /proc/PID/map_files/...). */
 struct unwind_table *unwind_cache__get_fd(struct unwind_cache *c, int fd, const char *name);
 
+/**
+ * unwind_cache__get_mapped() - the table of the file mapped at [@start, @end)
+ * in @pid: through /proc/PID/map_files while the process lives (the very
+ * file it maps), else by @path.
+ *
+ * Return: the table, or NULL with errno set.
+ */
+struct unwind_table *unwind_cache__get_mapped(struct unwind_cache *c, int pid, uint64_t start,
+					      uint64_t end, const char *path);
+
 /** unwind_cache__stats() - lookups answered from the cache, and tables built. */
 void unwind_cache__stats(const struct unwind_cache *c, uint64_t *hits, uint64_t *builds);
 

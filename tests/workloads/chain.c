@@ -13,12 +13,10 @@
  * frame-pointer walk then loses leaf (the wrapper's caller), as bcc, bpftrace
  * and perf's fp mode all do. Built by tests/workloads/chain.mk.
  */
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <unistd.h>
+
+#include "golib.h"
 
 #define NOINLINE __attribute__((noinline, noipa))
 
@@ -45,18 +43,6 @@ NOINLINE void c(void) { leaf(); sink++; }
 NOINLINE void b(void) { c(); sink++; }
 NOINLINE void a(void) { b(); sink++; }
 
-static void wait_for_go(const char *fifo)
-{
-	char byte;
-	int fd = open(fifo, O_RDONLY);
-
-	if (fd < 0 || read(fd, &byte, 1) < 0) {
-		perror(fifo);
-		exit(1);
-	}
-	close(fd);
-}
-
 int main(int argc, char **argv)
 {
 	long n, i;
@@ -71,10 +57,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = atol(argv[arg]);
-	printf("ready %d\n", getpid());
-	fflush(stdout);
-	if (argc > arg + 1)
-		wait_for_go(argv[arg + 1]);
+	workload_ready_go(argc > arg + 1 ? argv[arg + 1] : NULL);
 	for (i = 0; i < n; i++)
 		a();
 	return 0;

@@ -4,7 +4,7 @@
 
 CHAIN_CFLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 
-$(O)/workloads/chain_fp: tests/workloads/chain.c
+$(O)/workloads/chain_fp: tests/workloads/chain.c tests/workloads/golib.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CHAIN_CFLAGS) $< -o $@
