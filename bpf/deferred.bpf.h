@@ -48,7 +48,14 @@
  *     function's first instruction only the kernel's walk knows to take the
  *     caller from [sp]. Such a program's ctx is the task's user register
  *     set itself, which is how it is told apart;
- *   - an exiting task: it may never return to user space.
+ *   - an exiting task: it may never return to user space;
+ *   - a process the table walker does not know yet: at the event its walk
+ *     can fall back to a stack copy unwound in user space (the first
+ *     events of a process that lives a millisecond).
+ * A walk that meets code user space has not loaded yet sends its stack
+ * again with a copy of the stack bytes, for user space to unwind later (see
+ * st_defer_send_copy()).
+ *
  * Synchronous as a fallback, counted: the request table is full
  * (ST_STAT_DEFER_FULL), the kfunc refused (ST_STAT_TW_BUSY, ST_STAT_TW_FAIL).
  * A walk whose record does not fit in the ring buffer still sends a
@@ -93,7 +100,8 @@ extern int bpf_task_work_schedule_resume_impl(struct task_struct *task, struct b
 					      void *map__map, bpf_task_work_callback_t callback,
 					      void *aux__prog) __weak __ksym;
 extern int bpf_task_work_schedule_resume(struct task_struct *task, struct bpf_task_work *tw,
-					 void *map__map, bpf_task_work_callback_t callback) __weak __ksym;
+					 void *map__map,
+					 bpf_task_work_callback_t callback) __weak __ksym;
 
 struct st_defer_req {
 	__u64 cookie;
@@ -207,16 +215,79 @@ static __always_inline void st_defer_walk_fp(struct pt_regs *regs, struct st_ust
 	st_defer_trunc(&r->h);
 }
 
-static __always_inline void st_defer_walk_table(struct pt_regs *regs,
+/* Return: true when the walk met code user space had not loaded yet. */
+static __always_inline bool st_defer_walk_table(struct pt_regs *regs,
 						struct st_ustack_table_rec *r)
 {
 	__u32 stop = ST_USTOP_NONE;
-	bool unknown; /* lead: st_walk_user() grew this out-parameter (copy fallback) */
+	bool unknown = false;
 
 	r->h.udepth = st_walk_user(regs, r->h.pid, r->ips, st_defer_limit(ST_MAX_USTACK),
 				   st_cfg.unwind, true, &stop, &unknown);
 	r->h.stop = stop;
 	st_defer_trunc(&r->h);
+	return unknown;
+}
+
+/*
+ * The walk met code user space had not loaded yet (a library mapped just
+ * now): the same record again, followed by a copy of the stack (faults
+ * allowed) that user space unwinds once it has loaded the code, as the
+ * event-time walk does (bpf/capture.bpf.h st_capture_copy()). Sent only
+ * then: it is 72 KiB of ring buffer. The copy sits at a fixed place,
+ * after all ST_MAX_USTACK slots; the joiner moves it behind the frames.
+ */
+struct st_ustack_copy_rec {
+	struct st_ustack h;
+	__u64 ips[ST_MAX_USTACK];
+	struct st_ucopy c;
+	__u8 bytes[ST_COPY_MAX + 4096]; /* + a page of slack for the verifier */
+};
+
+static int st_dcopy_page(__u32 i, void *arg)
+{
+	struct st_ustack_copy_rec *r = *(struct st_ustack_copy_rec **)arg;
+	__u64 done = r->c.len, want = r->c.want, chunk;
+
+	if (done >= want || done >= ST_COPY_MAX)
+		return 1;
+	chunk = 4096 - ((r->c.sp + done) & 4095);
+	if (chunk > want - done)
+		chunk = want - done;
+	barrier_var(chunk);
+	if (!chunk || chunk > 4096)
+		return 1;
+	if (bpf_copy_from_user(r->bytes + (done & (ST_COPY_MAX - 1)), chunk,
+			       (void *)(r->c.sp + done)))
+		return 1;
+	r->c.len = done + chunk;
+	return 0;
+}
+
+/* Return: true when the copy record was sent (the caller discards @r). */
+static __always_inline bool st_defer_send_copy(struct pt_regs *regs,
+					       struct st_ustack_table_rec *r)
+{
+	struct st_ustack_copy_rec *c;
+
+	if (!st_cfg.copy_fallback)
+		return false;
+	c = bpf_ringbuf_reserve(&st_events, sizeof(*c), 0);
+	if (!c)
+		return false;
+	if (bpf_probe_read_kernel(c, sizeof(*r), r)) {
+		bpf_ringbuf_discard(c, 0);
+		return false;
+	}
+	c->h.flags |= ST_EV_UCOPY | ST_EV_UNLOADED;
+	c->c.ip = BPF_CORE_READ(regs, ip);
+	c->c.sp = BPF_CORE_READ(regs, sp);
+	c->c.bp = BPF_CORE_READ(regs, bp);
+	c->c.want = st_cfg.copy_fallback;
+	c->c.len = 0;
+	bpf_loop(ST_COPY_MAX / 4096 + 1, st_dcopy_page, &c, 0);
+	bpf_ringbuf_submit(c, st_rb_flags());
+	return true;
 }
 
 static __always_inline void st_defer_header(struct st_ustack *h, __u64 cookie)
@@ -267,8 +338,10 @@ static __always_inline void st_defer_walk(__u64 cookie)
 		if (!r)
 			return st_defer_send_lost(cookie);
 		st_defer_header(&r->h, cookie);
-		st_defer_walk_table(regs, r);
-		bpf_ringbuf_submit(r, st_rb_flags());
+		if (st_defer_walk_table(regs, r) && st_defer_send_copy(regs, r))
+			bpf_ringbuf_discard(r, 0);
+		else
+			bpf_ringbuf_submit(r, st_rb_flags());
 	}
 }
 
@@ -342,6 +415,17 @@ static __always_inline __u64 st_defer_request(struct task_struct *task, __u32 ti
 }
 
 /*
+ * A process the table walker has no tables for yet (just exec'ed, or not
+ * loaded by user space yet): the event's own walk can fall back to a stack
+ * copy unwound in user space (st_cfg.copy_fallback); a deferred one cannot.
+ */
+static __always_inline bool st_defer_unknown_process(__u32 pid)
+{
+	return st_cfg.unwind != ST_UNWIND_FP && st_cfg.copy_fallback &&
+	       !bpf_map_lookup_elem(&st_uprocs, &pid);
+}
+
+/*
  * st_defer_user() - deferred mode's st_capture_user(): no user frames now,
  * a cookie in the record, the walk on return to user space.
  *
@@ -360,7 +444,8 @@ static __always_inline __u32 st_defer_user(void *ctx, struct st_scratch *s, __u3
 		s->ev.flags |= ST_EV_KTHREAD;
 		return 0;
 	}
-	if ((task->flags & ST_PF_EXITING) || ctx == (void *)bpf_task_pt_regs(task)) {
+	if ((task->flags & ST_PF_EXITING) || ctx == (void *)bpf_task_pt_regs(task) ||
+	    st_defer_unknown_process(s->ev.pid)) {
 		st_stat_inc(ST_STAT_USYNC);
 		return st_capture_user(ctx, s, kd);
 	}

@@ -189,8 +189,8 @@ static unsigned cli__user_mode(const struct st_common_opts *o)
 		return ST_USER_SYNC;
 	if (o->unwind == ST_UNWIND_COPY || o->unwind_check) {
 		if (o->user_stacks == CLI_USTACKS_DEFERRED)
-			fprintf(stderr, "stacktap: --unwind=copy and --unwind-check copy the stack at "
-					"the event: user stacks are taken synchronously\n");
+			fprintf(stderr, "stacktap: --unwind=copy and --unwind-check copy the "
+					"stack at the event: user stacks are taken synchronously\n");
 		return ST_USER_SYNC;
 	}
 	if (session_probe_deferred(why, sizeof(why))) {

@@ -60,6 +60,8 @@ struct jentry {
 	struct jevent *head, **tailp;
 	uint16_t ud, uflags, stop;
 	uint64_t *uips;
+	void *copy;       /* st_ucopy + stack bytes, or NULL */
+	size_t copy_len;
 };
 
 struct jlist {
@@ -208,8 +210,9 @@ static void joiner__unhash(struct joiner *j, struct jentry *e)
 	if (*pp)
 		*pp = e->hnext;
 	j->nentries--;
-	j->st.bytes -= sizeof(*e) + e->ud * sizeof(uint64_t);
+	j->st.bytes -= sizeof(*e) + e->ud * sizeof(uint64_t) + e->copy_len;
 	free(e->uips);
+	free(e->copy);
 	free(e);
 }
 
@@ -239,11 +242,12 @@ struct joiner *joiner__new(const struct joiner_opts *o)
 	return j;
 }
 
-/* Emit @ev (kernel ips @kips) with @ud user frames @uips and the extra @flags. */
+/* Emit @ev (kernel ips @kips) with @ud user frames @uips, the extra @flags, @e's copy. */
 static int joiner__emit(struct joiner *j, const struct st_event *ev, const uint64_t *kips,
-			const uint64_t *uips, size_t ud, unsigned flags)
+			const uint64_t *uips, size_t ud, unsigned flags, const struct jentry *e)
 {
-	size_t words = sizeof(*ev) / 8 + ev->kdepth + ud;
+	size_t copy_len = e && uips ? e->copy_len : 0;
+	size_t words = sizeof(*ev) / 8 + ev->kdepth + ud + (copy_len + 7) / 8;
 	struct st_event *out;
 
 	if (words > j->out_cap) {
@@ -260,6 +264,10 @@ static int joiner__emit(struct joiner *j, const struct st_event *ev, const uint6
 	out->flags |= flags;
 	memcpy(j->out + sizeof(*ev) / 8, kips, ev->kdepth * sizeof(uint64_t));
 	memcpy(j->out + sizeof(*ev) / 8 + ev->kdepth, uips, ud * sizeof(uint64_t));
+	if (copy_len) {
+		memcpy(j->out + sizeof(*ev) / 8 + ev->kdepth + ud, e->copy, copy_len);
+		out->flags |= e->uflags & (ST_EV_UCOPY | ST_EV_UNLOADED);
+	}
 	return j->o.emit(j->o.ctx, out, j->out + sizeof(*ev) / 8);
 }
 
@@ -297,7 +305,7 @@ static int joiner__release(struct joiner *j, struct jentry *e, unsigned flags, b
 		j->nwaiting_events--;
 		if (!ret) {
 			ret = joiner__emit(j, &je->ev, je->ips, with_stack ? e->uips : NULL,
-					   with_stack ? e->ud : 0, flags);
+					   with_stack ? e->ud : 0, flags, with_stack ? e : NULL);
 			if (with_stack)
 				j->st.joined++;
 			joiner__count_stack_loss(j, flags, 1);
@@ -372,7 +380,7 @@ int joiner__add_event(struct joiner *j, const struct st_event *ev, const uint64_
 		flags = joiner__stack_flags(e);
 		j->st.late++;
 		joiner__count_stack_loss(j, flags, 1);
-		return joiner__emit(j, ev, ips, e->uips, e->ud, flags);
+		return joiner__emit(j, ev, ips, e->uips, e->ud, flags, e);
 	}
 	if (!e) {
 		e = joiner__insert(j, ev->cookie, ev->pid, ev->tid);
@@ -394,8 +402,16 @@ static void joiner__trim_done(struct joiner *j)
 }
 
 static int joiner__answer(struct joiner *j, struct jentry *e, const struct st_ustack *us,
-			  const uint64_t *ips)
+			  const uint64_t *ips, const void *copy, size_t copy_len)
 {
+	if (copy_len) {
+		e->copy = malloc(copy_len);
+		if (!e->copy)
+			return -ENOMEM;
+		memcpy(e->copy, copy, copy_len);
+		e->copy_len = copy_len;
+		j->st.bytes += copy_len;
+	}
 	if (us->udepth) {
 		e->uips = malloc(us->udepth * sizeof(uint64_t));
 		if (!e->uips)
@@ -411,7 +427,8 @@ static int joiner__answer(struct joiner *j, struct jentry *e, const struct st_us
 	return 0;
 }
 
-int joiner__add_ustack(struct joiner *j, const struct st_ustack *us, const uint64_t *ips)
+int joiner__add_ustack(struct joiner *j, const struct st_ustack *us, const uint64_t *ips,
+		       const void *copy, size_t copy_len)
 {
 	struct jentry *e = joiner__find(j, us->cookie);
 	int ret;
@@ -431,7 +448,7 @@ int joiner__add_ustack(struct joiner *j, const struct st_ustack *us, const uint6
 		if (!e)
 			return -ENOMEM;
 	}
-	ret = joiner__answer(j, e, us, ips);
+	ret = joiner__answer(j, e, us, ips, copy, copy_len);
 	if (ret) {
 		joiner__release(j, e, joiner__lost_flags(JOINER_LOST_MEMORY), false);
 		joiner__unhash(j, e);
@@ -523,6 +540,7 @@ void joiner__free(struct joiner *j)
 				free(je);
 			}
 			free(e->uips);
+			free(e->copy);
 			free(e);
 		}
 	}

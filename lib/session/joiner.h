@@ -76,10 +76,14 @@ int joiner__add_event(struct joiner *j, const struct st_event *ev, const uint64_
 /**
  * joiner__add_ustack() - a deferred user stack: every event waiting for its
  * cookie is emitted, in arrival order.
+ * @copy, @copy_len: with ST_EV_UCOPY, the struct st_ucopy and its stack
+ *                   bytes; every joined event carries them behind its frames
+ *                   (as an event-time copy would be); else NULL, 0
  *
  * Return: 0, -ENOMEM, or the emit callback's non-zero value.
  */
-int joiner__add_ustack(struct joiner *j, const struct st_ustack *us, const uint64_t *ips);
+int joiner__add_ustack(struct joiner *j, const struct st_ustack *us, const uint64_t *ips,
+		       const void *copy, size_t copy_len);
 
 /**
  * joiner__lookup() - the user stack of @cookie.

@@ -9,12 +9,20 @@
 #include "lib/session/run.h"
 #include "lib/sym/symbolizer.h"
 #include "lib/unwind/bpf_tables.h"
+#include "lib/unwind/copy_stage.h"
+#include "lib/unwind/copy_unwind.h"
 
 static int run__on_event(void *ctx, const struct st_event *ev, const uint64_t *ips)
 {
 	struct st_run *r = ctx;
 
 	proc_tracker__saw(r->tracker, ev->pid);
+	if (r->copy) {
+		/* A walk that met unloaded code came with a stack copy: unwind it here. */
+		ev = copy_stage__process(r->copy, ev, &ips);
+		if (!ev)
+			return -ENOMEM;
+	}
 	return r->tool.on_event ? r->tool.on_event(r->tool.ctx, ev, ips) : 0;
 }
 
@@ -72,7 +80,14 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		if (!r->tables)
 			return -errno;
 	}
-	r->tracker = proc_tracker__new(r->sym, r->tables, NULL);
+	if (r->tables) {
+		r->cu = copy_unwinder__new();
+		if (r->cu)
+			r->copy = copy_stage__new(r->cu, COPY_STAGE_FALLBACK, common->udepth);
+		if (!r->copy)
+			return -ENOMEM;
+	}
+	r->tracker = proc_tracker__new(r->sym, r->tables, r->cu);
 	if (!r->tracker)
 		return -ENOMEM;
 	if (common->pid || common->tid)
@@ -97,6 +112,8 @@ void st_run__report(const struct st_run *r)
 		symbolizer__report(r->sym);
 	if (r->tables)
 		bpf_tables__report(r->tables);
+	if (r->copy)
+		copy_stage__report(r->copy);
 }
 
 void st_run__stop(struct st_run *r)
@@ -105,6 +122,8 @@ void st_run__stop(struct st_run *r)
 	proc_events__free(r->proc_events);
 	proc_tracker__free(r->tracker);
 	bpf_tables__free(r->tables);
+	copy_stage__free(r->copy);
+	copy_unwinder__free(r->cu);
 	symbolizer__free(r->sym);
 	memset(r, 0, sizeof(*r));
 }

@@ -16,12 +16,16 @@ struct symbolizer;
 struct bpf_tables;
 struct proc_tracker;
 struct proc_events;
+struct copy_unwinder;
+struct copy_stage;
 
 struct st_run {
 	const struct st_common_opts *common;
 	struct symbolizer *sym;
 	struct bpf_tables *tables; /* NULL in fp mode */
 	struct proc_tracker *tracker;
+	struct copy_unwinder *cu;  /* with tables: unwinds copies the walker sent */
+	struct copy_stage *copy;
 	struct proc_events *proc_events;
 	struct session *session;
 	struct session_opts tool; /* the tool's callbacks, behind the tracker */

@@ -118,13 +118,25 @@ static int session__on_event(struct session *s, const struct st_event *ev, size_
 	return joiner__add_event(s->joiner, ev, (const uint64_t *)(ev + 1));
 }
 
+/*
+ * A deferred user stack. With ST_EV_UCOPY a stack copy follows at a fixed
+ * place, after all ST_MAX_USTACK frame slots (bpf/deferred.bpf.h).
+ */
 static int session__on_ustack(struct session *s, const struct st_ustack *us, size_t size)
 {
+	size_t at = sizeof(*us) + ST_MAX_USTACK * 8ull;
+	const struct st_ucopy *c = (const void *)((const char *)us + at);
+	size_t copy_len = 0;
+
 	if (size < sizeof(*us) || size < sizeof(*us) + us->udepth * 8ull) {
 		st_warn("session: short user-stack record of %zu bytes ignored", size);
 		return 0;
 	}
-	return joiner__add_ustack(s->joiner, us, (const uint64_t *)(us + 1));
+	if ((us->flags & ST_EV_UCOPY) && size >= at + sizeof(*c) &&
+	    c->len <= size - at - sizeof(*c))
+		copy_len = sizeof(*c) + c->len;
+	return joiner__add_ustack(s->joiner, us, (const uint64_t *)(us + 1),
+				  copy_len ? c : NULL, copy_len);
 }
 
 static int session__on_record(void *ctx, void *data, size_t size)
@@ -312,7 +324,8 @@ static void session__report_joiner(const struct session *s)
 				(unsigned long long)js->lost[k], joiner_lost_reason(k));
 	for (k = 0; k < ST_USTOP_MAX; k++)
 		if (stop_names[k] && js->stops[k])
-			fprintf(stderr, "stacktap: %llu deferred user-stack walks stopped early: %s\n",
+			fprintf(stderr,
+				"stacktap: %llu deferred user-stack walks stopped early: %s\n",
 				(unsigned long long)js->stops[k], stop_names[k]);
 	if (js->duplicates)
 		fprintf(stderr, "stacktap: %llu duplicate deferred user stacks ignored\n",
@@ -334,6 +347,10 @@ void session__report_losses(const struct session *s)
 			fprintf(stderr, "stacktap: %llu %s\n", (unsigned long long)st[k],
 				loss_names[k]);
 	session__report_joiner(s);
+	if (st[ST_STAT_USYNC])
+		fprintf(stderr, "stacktap: %llu user stacks taken at the event in deferred mode "
+				"(uprobe, exiting task, or process not loaded yet)\n",
+			(unsigned long long)st[ST_STAT_USYNC]);
 	/* Not a loss: how many walks served how many events (one per kernel entry). */
 	if (st[ST_STAT_UWALKS])
 		fprintf(stderr, "stacktap: deferred user stacks: %llu walks for %llu events\n",
@@ -429,7 +446,8 @@ static int probe__run(int map, int btf_fd, const struct probe_btf *pb, int kfunc
 		PROBE_INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_6, 0, 0),
 		PROBE_INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_3, BPF_PSEUDO_MAP_FD, 0, map),
 		PROBE_INSN(0, 0, 0, 0, 0),
-		PROBE_INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_4, BPF_PSEUDO_FUNC, 0, 4), /* insn 20 */
+		/* The callback, 4 + 1 instructions on: insn 20. */
+		PROBE_INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_4, BPF_PSEUDO_FUNC, 0, 4),
 		PROBE_INSN(0, 0, 0, 0, 0),
 		PROBE_INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_5, 0, 0, 0),
 		PROBE_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, kfunc),

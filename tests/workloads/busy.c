@@ -7,8 +7,10 @@
  * Prints "ready PID" and, with GO_FIFO, waits for a byte from it so a
  * profiler can attach first; then spins for SECONDS of its own CPU time
  * (CLOCK_THREAD_CPUTIME_ID, so time spent preempted does not count) and
- * prints "cpu_ns N". Built by tests/workloads/deferred.mk with frame
- * pointers, without them (.eh_frame only) and with SFrame.
+ * prints "cpu_ns N" and "calls C" (C / N is its work rate, which a tracer's
+ * interrupts and callbacks, charged to its CPU time, lower). Built by
+ * tests/workloads/deferred.mk with frame pointers, without them (.eh_frame
+ * only) and with SFrame.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -55,7 +57,7 @@ static void wait_for_go(const char *fifo)
 
 int main(int argc, char **argv)
 {
-	long long start, end;
+	long long start, end, calls = 0;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: busy SECONDS [GO_FIFO]\n");
@@ -67,8 +69,10 @@ int main(int argc, char **argv)
 		wait_for_go(argv[2]);
 	start = cpu_ns();
 	end = start + (long long)(atof(argv[1]) * 1e9);
-	while (cpu_ns() < end)
+	while (cpu_ns() < end) {
 		b1();
-	printf("cpu_ns %lld\n", cpu_ns() - start);
+		calls++;
+	}
+	printf("cpu_ns %lld\ncalls %lld\n", cpu_ns() - start, calls);
 	return 0;
 }

@@ -6,14 +6,18 @@
  * frame pointer). Each mode prints "ready PID TID" (TID: the thread that
  * blocks), waits for a byte from GO_FIFO so a tracer can attach, then runs.
  *
- *   offcpu sleep N MS GO_FIFO
- *       main -> s1 -> s2 -> s3 -> nap: N nanosleeps of MS ms; prints
- *       "slept_ns T", T the sum of each nanosleep's own measured duration.
+ *   offcpu sleep N MS [MS2] GO_FIFO
+ *       main -> s1 -> s2 -> s3 -> nap: N nanosleeps of MS ms (with MS2,
+ *       alternately MS and MS2 ms); prints "slept_ns T", T the sum of each
+ *       nanosleep's own measured duration, and with MS2 "slept_ns_a" and
+ *       "slept_ns_b", the sums of the MS and of the MS2 sleeps.
  *   offcpu pipe N GO_FIFO
  *       writer thread: pw1 -> pw2 -> push: N write() calls of 1 MiB each
  *       into a pipe that a reader thread drains 16 KiB every 500 us, so
- *       each write() blocks many times; prints "writes N" and "switches V",
- *       V the writer's voluntary context switches during the writes.
+ *       each write() blocks many times; prints "writes N", "switches V", V
+ *       the writer's voluntary context switches during the writes,
+ *       "writer_all_switches" with the involuntary ones, and "all_switches",
+ *       every context switch of both threads.
  *   offcpu cold N GO_FIFO
  *       a thread whose stack is a shared memfd mapping: cold1 -> cold2 ->
  *       cold3 -> cold4 (frames 8 KiB apart) drops every page of its stack
@@ -89,34 +93,42 @@ NOINLINE long s3(long ms) { long t = nap(ms); sink++; return t; }
 NOINLINE long s2(long ms) { long t = s3(ms); sink++; return t; }
 NOINLINE long s1(long ms) { long t = s2(ms); sink++; return t; }
 
-static int run_sleep(long ms)
+static int run_sleep(long ms, long ms2)
 {
-	long long total = 0;
+	long long total[2] = { 0, 0 };
 	long i;
 
 	ready_and_wait();
 	for (i = 0; i < iterations; i++)
-		total += s1(ms);
-	printf("slept_ns %lld\n", total);
+		total[ms2 && (i & 1)] += s1(ms2 && (i & 1) ? ms2 : ms);
+	printf("slept_ns %lld\n", total[0] + total[1]);
+	if (ms2)
+		printf("slept_ns_a %lld\nslept_ns_b %lld\n", total[0], total[1]);
 	return 0;
 }
 
 /* --- pipe --------------------------------------------------------------- */
 
 static int pipe_fds[2];
-static long writer_switches;
+static long writer_switches, writer_all;
 
-static long voluntary_switches(void)
+static long reader_switches;
+
+/* This thread's context switches: voluntary only, or all. */
+static long switches(int all)
 {
 	char path[64], line[256];
-	long v = -1;
+	long v = 0, n;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", syscall(SYS_gettid));
 	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
-			break;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
+			v += n;
+		else if (all && sscanf(line, "nonvoluntary_ctxt_switches: %ld", &n) == 1)
+			v += n;
+	}
 	if (f)
 		fclose(f);
 	return v;
@@ -136,14 +148,16 @@ NOINLINE long pw1(const char *buf) { long r = pw2(buf); sink++; return r; }
 static void *writer(void *arg __attribute__((unused)))
 {
 	char *buf = calloc(1, MIB);
-	long i, before;
+	long i, before, all_before;
 
 	ready_and_wait();
-	before = voluntary_switches();
+	before = switches(0);
+	all_before = switches(1);
 	for (i = 0; i < iterations; i++)
 		if (pw1(buf) != MIB)
 			exit(1);
-	writer_switches = voluntary_switches() - before;
+	writer_switches = switches(0) - before;
+	writer_all = switches(1) - all_before;
 	close(pipe_fds[1]);
 	free(buf);
 	return NULL;
@@ -153,9 +167,11 @@ static void *reader(void *arg __attribute__((unused)))
 {
 	static char buf[16 << 10];
 	struct timespec pause = { 0, 500000 };
+	long before = switches(1);
 
 	while (read(pipe_fds[0], buf, sizeof(buf)) > 0)
 		nanosleep(&pause, NULL);
+	reader_switches = switches(1) - before;
 	return NULL;
 }
 
@@ -168,7 +184,8 @@ static int run_pipe(void)
 		return 1;
 	pthread_join(w, NULL);
 	pthread_join(r, NULL);
-	printf("writes %ld\nswitches %ld\n", iterations, writer_switches);
+	printf("writes %ld\nswitches %ld\nwriter_all_switches %ld\nall_switches %ld\n", iterations,
+	       writer_switches, writer_all, writer_all + reader_switches);
 	return 0;
 }
 
@@ -221,16 +238,16 @@ static int run_cold(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 5 && !strcmp(argv[1], "sleep")) {
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "sleep")) {
 		iterations = atol(argv[2]);
-		go_fifo = argv[4];
-		return run_sleep(atol(argv[3]));
+		go_fifo = argv[argc - 1];
+		return run_sleep(atol(argv[3]), argc == 6 ? atol(argv[4]) : 0);
 	}
 	if (argc == 4 && (!strcmp(argv[1], "pipe") || !strcmp(argv[1], "cold"))) {
 		iterations = atol(argv[2]);
 		go_fifo = argv[3];
 		return argv[1][0] == 'p' ? run_pipe() : run_cold();
 	}
-	fprintf(stderr, "usage: offcpu sleep N MS GO_FIFO | pipe N GO_FIFO | cold N GO_FIFO\n");
+	fprintf(stderr, "usage: offcpu sleep N MS [MS2] GO_FIFO | pipe N GO_FIFO | cold N GO_FIFO\n");
 	return 2;
 }

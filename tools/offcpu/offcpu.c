@@ -32,7 +32,7 @@
 #include "src/commands.h"
 #include "tools/offcpu/offcpu.h"
 
-/* Halves waiting for their partner: about the threads blocked at once, plus the joiner's backlog. */
+/* Halves waiting for their partner: the threads blocked at once, plus the joiner's backlog. */
 #define OFFCPU_PAIRS_MAX (1u << 20)
 #define OFFCPU_BUCKETS 65536 /* a power of two */
 /* Kernel frames of the tracing plumbing above __schedule: the program, bpf_trace_run4. */
@@ -123,7 +123,8 @@ static error_t offcpu_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_STATE:
 		if (offcpu__states(arg, &o->states))
-			argp_failure(state, 2, 0, "states '%s': want letters of R, S, D, I, T", arg);
+			argp_failure(state, 2, 0, "states '%s': want letters of R, S, D, I, T",
+				     arg);
 		break;
 	case 'u': o->threads = OFFCPU_USER_THREADS; break;
 	case 'k': o->threads = OFFCPU_KERNEL_THREADS; break;
@@ -318,7 +319,7 @@ static int offcpu_run(struct offcpu *o)
 {
 	struct session_opts so = {
 		.duration_ns = o->common.duration_ns,
-		.target_pid = o->common.pid,
+		.target_pid = o->common.pid ? o->common.pid : o->common.tid,
 		.on_event = offcpu_on_event,
 		.on_record = offcpu_on_record,
 		.ctx = o,

@@ -213,7 +213,7 @@ static int profile_run(struct profile *p)
 {
 	struct session_opts so = {
 		.duration_ns = p->common.duration_ns,
-		.target_pid = p->common.pid,
+		.target_pid = p->common.pid ? p->common.pid : p->common.tid,
 		.on_event = profile_on_event,
 		.ctx = p,
 	};

@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers of test_profile.sh, test_offcpu.sh and test_deferred.sh. Sourced after lib.sh.
+
+# skip NAME REASON: a case that cannot run yet; the runner counts "skip" lines.
+skip() {
+	echo "skip $(basename "$0" .sh)/$1" >> "$RESULTS"
+	echo "    skip $1 ($2)"
+}
+
+# run_wl NAME WORKLOAD_ARGS -- STACKTAP_ARGS: like lib.sh's run_traced, for
+# workloads that print "ready PID [TID]": @PID@ and @TID@ are replaced in the
+# stacktap arguments. The tracer's banner starts with Tracing or Sampling.
+run_wl() {
+	local name=$1 wpid spid pid tid
+	shift
+	local wargs=() sargs=()
+	while [ "$1" != -- ]; do wargs+=("$1"); shift; done; shift
+	rm -f "$TMP/go"; mkfifo "$TMP/go"
+	"${wargs[@]}" "$TMP/go" > "$TMP/$name.w" &
+	wpid=$!
+	ST_PIDS+=("$wpid")
+	wait_for_line "$TMP/$name.w" '^ready' || { fail "$name" "workload not ready"; return 1; }
+	read -r _ pid tid < "$TMP/$name.w"
+	for a in "$@"; do a=${a//@PID@/$pid}; sargs+=("${a//@TID@/${tid:-$pid}}"); done
+	"$ST" "${sargs[@]}" > "$TMP/$name.out" 2> "$TMP/$name.err" &
+	spid=$!
+	ST_PIDS+=("$spid")
+	wait_for_line "$TMP/$name.err" '^(Tracing|Sampling)' ||
+		{ fail "$name" "tracer not attached: $(cat "$TMP/$name.err")"; return 1; }
+	echo go > "$TMP/go"
+	wait "$wpid"
+	wait "$spid"
+	echo $? > "$TMP/$name.rc"
+}
+
+# wl_value NAME KEY: the number after "KEY " in the workload's output.
+wl_value() { awk -v k="$2" '$1 == k {print $2}' "$TMP/$1.w"; }
+
+# walks NAME / deferred_events NAME: from the "deferred user stacks: W walks for E events" line.
+walks() { sed -n 's/^stacktap: deferred user stacks: \([0-9]*\) walks for \([0-9]*\) events$/\1/p' "$TMP/$1.err"; }
+deferred_events() { sed -n 's/^stacktap: deferred user stacks: \([0-9]*\) walks for \([0-9]*\) events$/\2/p' "$TMP/$1.err"; }
+
+# within NAME GOT WANT PERCENT: |GOT - WANT| <= WANT * PERCENT / 100.
+within() {
+	if awk -v g="$2" -v w="$3" -v p="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d * 100 <= w * p) }'; then
+		pass "$1"
+	else
+		fail "$1" "got $2, want $3 within $4%"
+	fi
+}
+
+# at_least NAME GOT MIN
+at_least() { if [ "${2:-0}" -ge "$3" ]; then pass "$1"; else fail "$1" "got ${2:-none}, want >= $3"; fi; }
