@@ -160,8 +160,8 @@ static __always_inline __u32 st_capture_user_table(struct task_struct *task, str
 	bool unknown;
 	__u32 stop, n;
 
-	n = st_walk_user(regs, s->ev.pid, &s->ips[kd], st_cfg.udepth_max, st_cfg.unwind, false,
-			 &stop, &unknown);
+	n = st_walk_user(regs, s->ev.pid, &s->ips[kd], st_cfg.udepth_max, st_cfg.unwind, NULL,
+			 false, &stop, &unknown);
 	/* User space has not loaded this code yet: a copy lets it unwind the event later. */
 	s->want_copy = unknown;
 	if (unknown)

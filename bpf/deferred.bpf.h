@@ -107,6 +107,7 @@ struct st_defer_req {
 	__u64 cookie;
 	__u64 start_time;         /* task->start_time of the requester */
 	struct bpf_task_work tw;  /* the task's one request */
+	struct st_uwalk_state walk; /* the table walk's state: the walk may sleep */
 };
 
 struct {
@@ -217,13 +218,14 @@ static __always_inline void st_defer_walk_fp(struct pt_regs *regs, struct st_ust
 
 /* Return: true when the walk met code user space had not loaded yet. */
 static __always_inline bool st_defer_walk_table(struct pt_regs *regs,
-						struct st_ustack_table_rec *r)
+						struct st_ustack_table_rec *r,
+						struct st_uwalk_state *walk)
 {
 	__u32 stop = ST_USTOP_NONE;
 	bool unknown = false;
 
 	r->h.udepth = st_walk_user(regs, r->h.pid, r->ips, st_defer_limit(ST_MAX_USTACK),
-				   st_cfg.unwind, true, &stop, &unknown);
+				   st_cfg.unwind, walk, true, &stop, &unknown);
 	r->h.stop = stop;
 	st_defer_trunc(&r->h);
 	return unknown;
@@ -320,8 +322,9 @@ static __always_inline void st_defer_send_lost(__u64 cookie)
  * record reserved at its full size (the walk may sleep on a fault; a
  * per-CPU buffer could be taken over meanwhile by another task's walk).
  */
-static __always_inline void st_defer_walk(__u64 cookie)
+static __always_inline void st_defer_walk(struct st_defer_req *req)
 {
+	__u64 cookie = req->cookie;
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 
 	if (st_cfg.unwind == ST_UNWIND_FP) {
@@ -338,7 +341,7 @@ static __always_inline void st_defer_walk(__u64 cookie)
 		if (!r)
 			return st_defer_send_lost(cookie);
 		st_defer_header(&r->h, cookie);
-		if (st_defer_walk_table(regs, r) && st_defer_send_copy(regs, r))
+		if (st_defer_walk_table(regs, r, &req->walk) && st_defer_send_copy(regs, r))
 			bpf_ringbuf_discard(r, 0);
 		else
 			bpf_ringbuf_submit(r, st_rb_flags());
@@ -351,7 +354,7 @@ static int st_defer_cb(struct bpf_map *map, void *key, void *value)
 	struct st_defer_req *req = value;
 
 	st_stat_inc(ST_STAT_UWALKS);
-	st_defer_walk(req->cookie);
+	st_defer_walk(req);
 	/* The entry is over: the next event of this task starts a new one. */
 	bpf_map_delete_elem(map, key);
 	return 0;

@@ -64,8 +64,9 @@ struct {
  * verifier tracks stack scalars exactly, so a frame counter there differs in
  * every bpf_loop() iteration, the callback's states never converge and the
  * program hits the million-instruction limit. Map memory is opaque to it.
- * Slot 0 serves walks at the event, slot 1 the sleepable (faultable) walk,
- * which an event may interrupt.
+ * Walks at the event use the per-CPU slot; a faultable walk, which may sleep
+ * while another task's walk runs on the same CPU, brings its own (the
+ * deferred request's map value, one per task).
  */
 struct st_uwalk_state {
 	__u64 ip, sp, bp;
@@ -87,7 +88,7 @@ struct st_uwalk_state {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct st_uwalk_state);
 } st_uwalk_states SEC(".maps");
@@ -309,16 +310,19 @@ static int st_uwalk_cb_faultable(__u32 i, void *ctx)
  * @max: frames wanted (<= ST_MAX_USTACK); @mode: ST_UNWIND_TABLE or _AUTO
  * @stop: receives the enum st_ustop reason
  * @unknown: set when the process or a mapping was not loaded (a copy can help)
+ * @state: the walk's state in map memory, NULL for the per-CPU one (not faultable)
  *
  * Return: frames stored.
  */
 static __always_inline __u32 st_walk_user(struct pt_regs *regs, __u32 pid, __u64 *out, __u32 max,
-					  __u32 mode, bool faultable, __u32 *stop, bool *unknown)
+					  __u32 mode, struct st_uwalk_state *state, bool faultable,
+					  __u32 *stop, bool *unknown)
 {
-	__u32 slot = faultable;
+	__u32 slot = 0;
 	struct st_uwalk w = { .out = out };
 
-	w.st = bpf_map_lookup_elem(&st_uwalk_states, &slot);
+	/* A faultable walk may sleep: its state must be the task's own (@state), not the CPU's. */
+	w.st = state ? state : bpf_map_lookup_elem(&st_uwalk_states, &slot);
 	if (!w.st) {
 		*stop = ST_USTOP_NONE;
 		return 0;

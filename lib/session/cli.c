@@ -55,7 +55,8 @@ static const struct argp_option common_options[] = {
 	  "not loaded yet (dlopen just now), 1-64 (default 16)", 2 },
 	{ "user-stacks", OPT_USER_STACKS, "WHEN", 0,
 	  "deferred (on return to user space: one walk per kernel entry, may fault pages in; "
-	  "the default where the kernel has task_work) or sync (at the event)", 2 },
+	  "the default of profile and offcpu where the kernel has task_work) or sync (at the "
+	  "event; the default of count and snoop)", 2 },
 	{ "unwind-check", OPT_UNWIND_CHECK, NULL, 0,
 	  "Also copy each user stack, unwind it in user space and count events where the "
 	  "two walks differ (a self-test of the BPF walker)", 2 },

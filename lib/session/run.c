@@ -65,10 +65,32 @@ static int run__tgid(int tid)
 	return tgid;
 }
 
+/*
+ * The copy stage: in copy mode the copy is the user stack; with
+ * --unwind-check it checks the table walk; otherwise it unwinds the copies
+ * the walker sends when it meets code not loaded yet.
+ */
+static int run__copy_setup(struct st_run *r, const struct st_common_opts *common)
+{
+	enum copy_stage_mode mode = COPY_STAGE_FALLBACK;
+
+	if (common->unwind == ST_UNWIND_FP)
+		return 0;
+	if (common->unwind == ST_UNWIND_COPY)
+		mode = COPY_STAGE_REPLACE;
+	else if (common->unwind_check)
+		mode = COPY_STAGE_COMPARE;
+	r->cu = copy_unwinder__new();
+	if (r->cu)
+		r->copy = copy_stage__new(r->cu, mode, common->udepth);
+	return r->copy ? 0 : -ENOMEM;
+}
+
 int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_common_opts *common,
 		  const struct session_opts *so)
 {
 	struct session_opts own = *so;
+	int err;
 
 	r->common = common;
 	r->tool = *so;
@@ -80,13 +102,9 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		if (!r->tables)
 			return -errno;
 	}
-	if (r->tables) {
-		r->cu = copy_unwinder__new();
-		if (r->cu)
-			r->copy = copy_stage__new(r->cu, COPY_STAGE_FALLBACK, common->udepth);
-		if (!r->copy)
-			return -ENOMEM;
-	}
+	err = run__copy_setup(r, common);
+	if (err)
+		return err;
 	r->tracker = proc_tracker__new(r->sym, r->tables, r->cu);
 	if (!r->tracker)
 		return -ENOMEM;

@@ -51,7 +51,7 @@ rm -f "$TMP/go"; mkfifo "$TMP/go"
 "$W/offcpu_fp" sleep 1 3000 "$TMP/go" > "$TMP/pend.w" &
 wpid=$!; ST_PIDS+=("$wpid")
 wait_for_line "$TMP/pend.w" '^ready'
-"$ST" count -D 0.5 -p $wpid t:syscalls:sys_enter_nanosleep > "$TMP/pend.out" 2> "$TMP/pend.err" &
+"$ST" count --user-stacks=deferred -D 0.5 -p $wpid t:syscalls:sys_enter_nanosleep > "$TMP/pend.out" 2> "$TMP/pend.err" &
 cpid=$!
 wait_for_line "$TMP/pend.err" '^Tracing'
 echo go > "$TMP/go"

@@ -9,12 +9,7 @@
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/events.skel.h"
 #include "lib/probe/attach.h"
-#include "lib/proc/tracker.h"
 #include "lib/session/capture_maps.h"
-#include "lib/session/proc_events.h"
-#include "lib/unwind/bpf_tables.h"
-#include "lib/unwind/copy_stage.h"
-#include "lib/unwind/copy_unwind.h"
 #include "lib/util/log.h"
 #include "tools/events/events.h"
 
@@ -69,68 +64,17 @@ static int events__load(struct events_run *r)
 	return err;
 }
 
-static int events__on_event(void *ctx, const struct st_event *ev, const uint64_t *ips)
+int events_run__start(struct events_run *r, const struct session_opts *so)
 {
-	struct events_run *r = ctx;
-
-	proc_tracker__saw(r->tracker, ev->pid);
-	if (r->copy) {
-		ev = copy_stage__process(r->copy, ev, &ips);
-		if (!ev)
-			return 1;
-	}
-	return r->tool.on_event ? r->tool.on_event(r->tool.ctx, ev, ips) : 0;
-}
-
-static void events__on_proc(void *ctx, const struct st_proc_event *pe)
-{
-	struct events_run *r = ctx;
-
-	proc_tracker__on_record(r->tracker, pe);
-}
-
-static int events__copy_setup(struct events_run *r)
-{
-	enum copy_stage_mode mode = COPY_STAGE_FALLBACK;
-
-	if (r->common.unwind == ST_UNWIND_FP)
-		return 0;
-	if (r->common.unwind == ST_UNWIND_COPY)
-		mode = COPY_STAGE_REPLACE;
-	else if (r->common.unwind_check)
-		mode = COPY_STAGE_COMPARE;
-	r->cu = copy_unwinder__new();
-	if (r->cu)
-		r->copy = copy_stage__new(r->cu, mode, r->common.udepth);
-	return r->copy ? 0 : -ENOMEM;
-}
-
-int events_run__start(struct events_run *r, const struct session_opts *tool_so)
-{
-	struct session_opts so = *tool_so;
 	struct probe_progs progs;
 	int err;
 
 	st_libbpf_logging(r->common.debug);
 	err = events__load(r);
+	if (!err)
+		err = st_run__start(&r->st, r->skel->obj, &r->common, so);
 	if (err)
 		return err;
-	r->sym = symbolizer__new();
-	if (!r->sym)
-		return -errno;
-	if (r->common.unwind == ST_UNWIND_TABLE || r->common.unwind == ST_UNWIND_AUTO) {
-		r->tables = bpf_tables__new(r->skel->obj);
-		if (!r->tables)
-			return -errno;
-	}
-	err = events__copy_setup(r);
-	if (err)
-		return err;
-	r->tracker = proc_tracker__new(r->sym, r->tables, r->cu);
-	if (!r->tracker)
-		return -ENOMEM;
-	if (r->common.pid)
-		proc_tracker__saw(r->tracker, r->common.pid);
 	progs = (struct probe_progs){
 		.tracepoint = r->skel->progs.st_tracepoint,
 		.uprobe = r->skel->progs.st_uprobe,
@@ -140,16 +84,6 @@ int events_run__start(struct events_run *r, const struct session_opts *tool_so)
 	r->links = probe_links__attach(r->specs, r->nspecs, &progs, r->common.pid);
 	if (!r->links)
 		return -errno;
-	r->proc_events = proc_events__attach(r->skel->obj);
-	if (!r->proc_events)
-		return -errno;
-	r->tool = so;
-	so.on_event = events__on_event;
-	so.on_proc = events__on_proc;
-	so.ctx = r;
-	r->session = session__new(r->skel->obj, &so);
-	if (!r->session)
-		return -errno;
 	session_install_signals();
 	fprintf(stderr, "Tracing %zu probe points... Hit Ctrl-C to end.\n",
 		probe_links__count(r->links));
@@ -158,12 +92,7 @@ int events_run__start(struct events_run *r, const struct session_opts *tool_so)
 
 void events_run__report(const struct events_run *r)
 {
-	session__report_losses(r->session);
-	symbolizer__report(r->sym);
-	if (r->tables)
-		bpf_tables__report(r->tables);
-	if (r->copy)
-		copy_stage__report(r->copy);
+	st_run__report(&r->st);
 }
 
 int events_run__exit_code(int err)
@@ -175,15 +104,9 @@ void events_run__stop(struct events_run *r)
 {
 	size_t i;
 
-	session__free(r->session);
-	proc_events__free(r->proc_events);
 	probe_links__free(r->links);
+	st_run__stop(&r->st);
 	events_bpf__destroy(r->skel);
-	proc_tracker__free(r->tracker);
-	bpf_tables__free(r->tables);
-	copy_stage__free(r->copy);
-	copy_unwinder__free(r->cu);
-	symbolizer__free(r->sym);
 	for (i = 0; i < r->nspecs; i++)
 		probe_spec__release(&r->specs[i]);
 	free(r->specs);

@@ -10,16 +10,12 @@
 
 #include "lib/probe/spec.h"
 #include "lib/session/cli.h"
+#include "lib/session/run.h"
 #include "lib/session/session.h"
 #include "lib/sym/symbolizer.h"
 
 struct events_bpf;
 struct probe_links;
-struct bpf_tables;
-struct proc_tracker;
-struct copy_unwinder;
-struct copy_stage;
-struct proc_events;
 
 struct events_run {
 	struct st_common_opts common;
@@ -27,14 +23,7 @@ struct events_run {
 	size_t nspecs;
 	struct events_bpf *skel;
 	struct probe_links *links;
-	struct session *session;
-	struct symbolizer *sym;
-	struct bpf_tables *tables;   /* NULL in fp mode */
-	struct proc_tracker *tracker;
-	struct copy_unwinder *cu;     /* copy mode and --unwind-check only */
-	struct copy_stage *copy;
-	struct proc_events *proc_events; /* exec/mmap/exit keep tables and mappings current */
-	struct session_opts tool;     /* the tool's own callbacks, behind events__on_event() */
+	struct st_run st; /* symbolizer, tables, tracker, session: lib/session/run.h */
 };
 
 /**
@@ -47,8 +36,7 @@ int events_run__add_spec(struct events_run *r, const char *text, char *err, size
 /**
  * events_run__start() - load, attach, and set up the session and symbolizer;
  * prints "Tracing N probe points..." on stderr once attached. Every record
- * reaches @so->on_event after its process is known to the tracker and a
- * copied stack has been unwound.
+ * reaches @so->on_event as st_run__start() promises.
  *
  * Return: 0, -EINVAL when a spec names nothing that exists (exit 2), other
  * -errno for run-time failures (exit 1). Nothing stays attached on failure.
