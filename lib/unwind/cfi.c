@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/unwind/cfi.h"
+#include "lib/util/elf_section.h"
 #include "lib/util/log.h"
 
 /* DWARF register numbers of the x86-64 psABI. */
@@ -463,29 +464,11 @@ static int cfi__walk_entries(struct cfi_walk *w)
 	return 0;
 }
 
-static Elf_Scn *cfi__find_section(Elf *elf, const char *want, GElf_Shdr *shdr)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	const char *name;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, shdr))
-			continue;
-		name = elf_strptr(elf, shstrndx, shdr->sh_name);
-		if (name && !strcmp(name, want))
-			return shdr->sh_type == SHT_NOBITS ? NULL : scn;
-	}
-	return NULL;
-}
-
 static int cfi__run(struct cfi_walk *w, Elf *elf, const char *secname)
 {
 	struct cfi_stats dummy = { 0 };
 	GElf_Shdr shdr;
-	Elf_Scn *scn = cfi__find_section(elf, secname, &shdr);
+	Elf_Scn *scn = elf_section_by_name(elf, secname, &shdr);
 	size_t n;
 
 	if (!scn)
@@ -515,7 +498,7 @@ int cfi__read_eh_frame(Elf *elf, const struct cfi_source *src, struct unwind_row
 	GElf_Shdr shdr;
 	int err;
 
-	if (!cfi__find_section(elf, ".eh_frame", &shdr))
+	if (!elf_section_by_name(elf, ".eh_frame", &shdr))
 		return -ENOENT;
 	w.cfi = dwarf_getcfi_elf(elf);
 	if (!w.cfi) {
@@ -535,7 +518,7 @@ int cfi__read_debug_frame(Elf *elf, const struct cfi_source *src, struct unwind_
 	Dwarf *dw;
 	int err;
 
-	if (!cfi__find_section(elf, ".debug_frame", &shdr))
+	if (!elf_section_by_name(elf, ".debug_frame", &shdr))
 		return -ENOENT;
 	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	w.cfi = dw ? dwarf_getcfi(dw) : NULL;

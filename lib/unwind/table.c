@@ -14,6 +14,7 @@
 
 #include "lib/unwind/sframe.h"
 #include "lib/unwind/table.h"
+#include "lib/util/elf_section.h"
 #include "lib/util/log.h"
 
 /* Where distributions install separate debug files (gdb's default debug-file-directory). */
@@ -90,24 +91,6 @@ static int table__read_segs(Elf *elf, struct unwind_table *t)
 		return -ENOEXEC;
 	}
 	return 0;
-}
-
-static Elf_Scn *table__section(Elf *elf, const char *want, GElf_Shdr *shdr)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	const char *name;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, shdr))
-			continue;
-		name = elf_strptr(elf, shstrndx, shdr->sh_name);
-		if (name && !strcmp(name, want))
-			return shdr->sh_type == SHT_NOBITS ? NULL : scn;
-	}
-	return NULL;
 }
 
 /* The NT_GNU_BUILD_ID note of any SHT_NOTE section. */
@@ -189,7 +172,7 @@ static int table__from_sframe(Elf *elf, struct unwind_table *t, bool *used)
 				  .skip = table__covered, .skip_ctx = t };
 	char why[160] = "";
 	GElf_Shdr sh;
-	Elf_Scn *scn = table__section(elf, ".sframe", &sh);
+	Elf_Scn *scn = elf_section_by_name(elf, ".sframe", &sh);
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	int err;
 
@@ -239,7 +222,7 @@ static uint32_t table__file_crc(const char *path, struct stat *st)
 static const char *table__debuglink(Elf *elf, uint32_t *crc)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = table__section(elf, ".gnu_debuglink", &sh);
+	Elf_Scn *scn = elf_section_by_name(elf, ".gnu_debuglink", &sh);
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	const char *name;
 	size_t len, crc_off;
