@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/report/event_frames.h"
+#include "lib/session/joiner.h"
 
 /* Long enough for a demangled C++ name with its template arguments cut short. */
 #define FRAME_NAME_MAX 512
@@ -35,7 +36,7 @@ int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid,
 		err = frames__push(ef, kd + i, symbolizer__user(sz, pid, ips[kd + i] & ~ST_FRAME_FP,
 								i > 0, addrs, buf, sizeof(buf)));
 	if (!err && lost)
-		err = frames__push(ef, kd, "[user stack lost: unavailable]");
+		err = frames__push(ef, kd, joiner_lost_frame(flags) ?: "[user stack lost: unavailable]");
 	ef->nk = kd;
 	ef->nu = ud + lost;
 	if (err)

@@ -2,8 +2,9 @@
 /*
  * stacktap count: frequency-count the distinct kernel+user stacks of events,
  * like bcc's stackcount. Records are deduplicated exactly on their raw
- * addresses as they arrive; symbolization happens once per distinct stack,
- * at print time, and stacks whose names are identical are merged then.
+ * addresses as they arrive (lib/report/raw_stacks.c); symbolization happens
+ * once per distinct stack, at print time, and stacks whose names are
+ * identical are merged then.
  */
 #include <argp.h>
 #include <errno.h>
@@ -12,9 +13,8 @@
 
 #include "lib/out/folded.h"
 #include "lib/out/text.h"
-#include "lib/report/event_frames.h"
+#include "lib/report/raw_stacks.h"
 #include "lib/report/report.h"
-#include "lib/stack/store.h"
 #include "lib/util/log.h"
 #include "lib/util/parse.h"
 #include "src/commands.h"
@@ -24,19 +24,9 @@ struct count {
 	struct events_run run;
 	bool delimiter, per_pid, folded, annotate;
 	uint64_t interval_ns;
-	struct stack_store *raw;
+	struct raw_stacks *raw;
 	FILE *out;
 	int err;
-};
-
-/* The raw dedup key: identity plus the exact frames. */
-struct raw_key {
-	__u32 pid;
-	__u16 kd, ud;
-	__u16 flags;
-	__u16 pad[3];
-	char comm[ST_COMM_LEN];
-	uint64_t ips[];
 };
 
 static const char doc[] =
@@ -96,49 +86,9 @@ static error_t count_parse(int key, char *arg, struct argp_state *state)
 static int count_on_event(void *ctx, const struct st_event *ev, const uint64_t *ips)
 {
 	struct count *c = ctx;
-	size_t n = ev->kdepth + ev->udepth, len = sizeof(struct raw_key) + n * 8;
-	struct raw_key *k = calloc(1, len);
-	struct stack_entry *e;
 
-	if (!k) {
-		c->err = -ENOMEM;
-		return 1;
-	}
-	k->pid = ev->pid;
-	k->kd = ev->kdepth;
-	k->ud = ev->udepth;
-	k->flags = ev->flags & (ST_EV_UFAIL | ST_EV_KTHREAD);
-	memcpy(k->comm, ev->comm, ST_COMM_LEN);
-	memcpy(k->ips, ips, n * 8);
-	e = stack_store__add(c->raw, k, len, ev->weight);
-	free(k);
-	if (!e) {
-		c->err = -ENOMEM;
-		return 1;
-	}
-	return 0;
-}
-
-static int count_build_report(struct count *c, struct report *r)
-{
-	struct stack_entry **v = stack_store__entries(c->raw);
-	size_t i, n = stack_store__len(c->raw);
-	int err = 0;
-
-	for (i = 0; v && i < n && !err; i++) {
-		const struct raw_key *k = (const struct raw_key *)v[i]->key;
-		struct event_frames ef;
-
-		err = event_frames__build(&ef, c->run.st.sym, k->pid, k->ips, k->kd, k->ud, k->flags,
-					  c->run.common.addrs);
-		if (err)
-			break;
-		err = report__add(r, k->pid, k->comm, (const char *const *)ef.names, ef.nk, ef.nu,
-				  v[i]->count, v[i]->weight, k->flags);
-		event_frames__release(&ef);
-	}
-	free(v);
-	return err;
+	c->err = raw_stacks__add(c->raw, ev, ips, ev->weight);
+	return c->err ? 1 : 0;
 }
 
 static void count_print(void *ctx)
@@ -146,7 +96,7 @@ static void count_print(void *ctx)
 	struct count *c = ctx;
 	struct report *r = report__new(c->per_pid);
 
-	if (!r || count_build_report(c, r)) {
+	if (!r || raw_stacks__report(c->raw, c->run.st.sym, r, c->run.common.addrs, 1)) {
 		st_err("count: out of memory while building the report");
 		c->err = -ENOMEM;
 	} else if (c->folded) {
@@ -159,7 +109,7 @@ static void count_print(void *ctx)
 		out_text(c->out, r, &to);
 	}
 	report__free(r);
-	stack_store__clear(c->raw);
+	raw_stacks__clear(c->raw);
 }
 
 static int count_run(struct count *c)
@@ -174,7 +124,7 @@ static int count_run(struct count *c)
 	};
 	int err;
 
-	c->raw = stack_store__new();
+	c->raw = raw_stacks__new();
 	c->out = st_common_opts__open_output(&c->run.common);
 	if (!c->raw || !c->out)
 		return 1;
@@ -208,7 +158,7 @@ int count_main(int argc, char **argv)
 		return 2;
 	ret = count_run(&c);
 	events_run__stop(&c.run);
-	stack_store__free(c.raw);
+	raw_stacks__free(c.raw);
 	if (c.out && c.out != stdout)
 		fclose(c.out);
 	return ret;
