@@ -212,25 +212,35 @@ struct st_copy_ctx {
 	__u8 *dst;
 };
 
-static int st_copy_page(__u32 i, void *ctx)
+/*
+ * One page of the copy into @dst after @c->len bytes. Return: 1 when done.
+ * Shared with the faultable copy of bpf/deferred.bpf.h; st_uread() picks the
+ * helper.
+ */
+static __always_inline int st_copy_step(struct st_ucopy *c, __u8 *dst, bool faultable)
 {
-	struct st_copy_ctx *x = ctx;
-	__u64 done = x->c->len, want = x->c->want, chunk;
+	__u64 done = c->len, want = c->want, chunk;
 
 	if (done >= want || done >= ST_COPY_MAX)
 		return 1;
-	chunk = 4096 - ((x->c->sp + done) & 4095);
+	chunk = 4096 - ((c->sp + done) & 4095);
 	if (chunk > want - done)
 		chunk = want - done;
 	/* Keep clang from passing the unclamped copy of chunk to the helper. */
 	barrier_var(chunk);
 	if (!chunk || chunk > 4096)
 		return 1;
-	if (bpf_probe_read_user(x->dst + (done & (ST_COPY_MAX - 1)), chunk,
-				(void *)(x->c->sp + done)))
+	if (st_uread(dst + (done & (ST_COPY_MAX - 1)), chunk, c->sp + done, faultable))
 		return 1;
-	x->c->len = done + chunk;
+	c->len = done + chunk;
 	return 0;
+}
+
+static int st_copy_page(__u32 i, void *ctx)
+{
+	struct st_copy_ctx *x = ctx;
+
+	return st_copy_step(x->c, x->dst, false);
 }
 
 /*

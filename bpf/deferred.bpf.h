@@ -249,21 +249,8 @@ struct st_ustack_copy_rec {
 static int st_dcopy_page(__u32 i, void *arg)
 {
 	struct st_ustack_copy_rec *r = *(struct st_ustack_copy_rec **)arg;
-	__u64 done = r->c.len, want = r->c.want, chunk;
 
-	if (done >= want || done >= ST_COPY_MAX)
-		return 1;
-	chunk = 4096 - ((r->c.sp + done) & 4095);
-	if (chunk > want - done)
-		chunk = want - done;
-	barrier_var(chunk);
-	if (!chunk || chunk > 4096)
-		return 1;
-	if (bpf_copy_from_user(r->bytes + (done & (ST_COPY_MAX - 1)), chunk,
-			       (void *)(r->c.sp + done)))
-		return 1;
-	r->c.len = done + chunk;
-	return 0;
+	return st_copy_step(&r->c, r->bytes, true);
 }
 
 /* Return: true when the copy record was sent (the caller discards @r). */
