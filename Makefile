@@ -30,7 +30,7 @@ endif
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg
 # Packages `make bench-deps` adds: the peer tools we measure against.
-BENCH_PKGS := bpftrace bpfcc-tools linux-perf linux-headers-amd64
+BENCH_PKGS := bpftrace bpfcc-tools linux-perf linux-headers-amd64 bc
 
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
