@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../tests/workloads/golib.h"
+
 #define NOINLINE __attribute__((noinline, noipa))
 
 static volatile long sink;
@@ -58,18 +60,6 @@ NOINLINE void descend(int depth, long n)
 	sink++;
 }
 
-static void wait_for_go(const char *fifo)
-{
-	char byte;
-	int fd = open(fifo, O_RDONLY);
-
-	if (fd < 0 || read(fd, &byte, 1) < 0) {
-		perror(fifo);
-		exit(1);
-	}
-	close(fd);
-}
-
 static long long now_ns(void)
 {
 	struct timespec ts;
@@ -99,10 +89,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: getppid_loop [-d DEPTH] N [GO_FIFO]\n");
 		return 2;
 	}
-	printf("ready %d\n", getpid());
-	fflush(stdout);
-	if (argc > 2)
-		wait_for_go(argv[2]);
+	workload_ready_go(argc > 2 ? argv[2] : NULL);
 	getrusage(RUSAGE_SELF, &r0);
 	t0 = now_ns();
 	descend(depth, n);

@@ -426,17 +426,26 @@ struct unwind_table *unwind_table__build_fd(int fd, const char *name)
 	return t;
 }
 
-struct unwind_table *unwind_table__build(const char *path)
+/* Opens @path for reading; on failure says why once and leaves errno set. */
+static int table__open(const char *path)
 {
-	struct unwind_table *t;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	if (fd < 0) {
 		err = errno;
 		st_err("unwind: %s: %s", path, strerror(err));
 		errno = err;
-		return NULL;
 	}
+	return fd;
+}
+
+struct unwind_table *unwind_table__build(const char *path)
+{
+	struct unwind_table *t;
+	int fd = table__open(path), err;
+
+	if (fd < 0)
+		return NULL;
 	t = unwind_table__build_fd(fd, path);
 	err = errno;
 	close(fd);
@@ -593,14 +602,10 @@ struct unwind_table *unwind_cache__get_fd(struct unwind_cache *c, int fd, const 
 struct unwind_table *unwind_cache__get(struct unwind_cache *c, const char *path)
 {
 	struct unwind_table *t;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	int fd = table__open(path), err;
 
-	if (fd < 0) {
-		err = errno;
-		st_err("unwind: %s: %s", path, strerror(err));
-		errno = err;
+	if (fd < 0)
 		return NULL;
-	}
 	t = unwind_cache__get_fd(c, fd, path);
 	err = errno;
 	close(fd);

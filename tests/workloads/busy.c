@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "golib.h"
+
 #define NOINLINE __attribute__((noinline, noipa))
 
 static volatile unsigned long sink;
@@ -43,18 +45,6 @@ NOINLINE void b3(void) { spin(); sink++; }
 NOINLINE void b2(void) { b3(); sink++; }
 NOINLINE void b1(void) { b2(); sink++; }
 
-static void wait_for_go(const char *fifo)
-{
-	char byte;
-	int fd = open(fifo, O_RDONLY);
-
-	if (fd < 0 || read(fd, &byte, 1) < 0) {
-		perror(fifo);
-		exit(1);
-	}
-	close(fd);
-}
-
 int main(int argc, char **argv)
 {
 	long long start, end, calls = 0;
@@ -63,10 +53,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: busy SECONDS [GO_FIFO]\n");
 		return 2;
 	}
-	printf("ready %d\n", getpid());
-	fflush(stdout);
-	if (argc > 2)
-		wait_for_go(argv[2]);
+	workload_ready_go(argc > 2 ? argv[2] : NULL);
 	start = cpu_ns();
 	end = start + (long long)(atof(argv[1]) * 1e9);
 	while (cpu_ns() < end) {

@@ -14,17 +14,17 @@ DEFERRED_WORKLOADS := $(O)/workloads/busy_fp $(O)/workloads/busy_nofp \
 
 workloads: $(DEFERRED_WORKLOADS)
 
-$(O)/workloads/busy_fp: tests/workloads/busy.c tests/workloads/deferred.mk
+$(O)/workloads/busy_fp: tests/workloads/busy.c tests/workloads/golib.h tests/workloads/deferred.mk
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(DEFERRED_WL_CFLAGS) $(DEFERRED_WL_FP) $< -o $@
 
-$(O)/workloads/busy_nofp: tests/workloads/busy.c tests/workloads/deferred.mk
+$(O)/workloads/busy_nofp: tests/workloads/busy.c tests/workloads/golib.h tests/workloads/deferred.mk
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(DEFERRED_WL_CFLAGS) -fomit-frame-pointer $< -o $@
 
-$(O)/workloads/busy_sframe: tests/workloads/busy.c tests/workloads/deferred.mk
+$(O)/workloads/busy_sframe: tests/workloads/busy.c tests/workloads/golib.h tests/workloads/deferred.mk
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(DEFERRED_WL_CFLAGS) -fomit-frame-pointer -Wa,--gsframe $< -o $@

@@ -24,6 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "golib.h"
+
 /* No inlining, no cloning, no identical-code folding: every function keeps its own frame. */
 #define NOINL __attribute__((noinline, noipa))
 
@@ -152,21 +154,6 @@ NOINL void a(void)
 	sink++;
 }
 
-static void wait_for_go(const char *fifo)
-{
-	char byte;
-	int fd;
-
-	printf("ready %d\n", getpid());
-	fflush(stdout);
-	fd = open(fifo, O_RDONLY);
-	if (fd < 0 || read(fd, &byte, 1) < 0) {
-		perror(fifo);
-		exit(1);
-	}
-	close(fd);
-}
-
 int main(int argc, char **argv)
 {
 	int n = 1, opt;
@@ -175,7 +162,7 @@ int main(int argc, char **argv)
 		if (opt == 'n')
 			n = atoi(optarg);
 		else if (opt == 'g')
-			wait_for_go(optarg);
+			workload_ready_go(optarg);
 		else
 			return 2;
 	}

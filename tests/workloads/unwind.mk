@@ -9,17 +9,17 @@ QSORT_CHAIN_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -fno-optimize-sibl
 
 workloads: $(QSORT_CHAIN)
 
-$(O)/workloads/qsort_chain_fp: tests/workloads/qsort_chain.c tests/workloads/unwind.mk
+$(O)/workloads/qsort_chain_fp: tests/workloads/qsort_chain.c tests/workloads/golib.h tests/workloads/unwind.mk
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(QSORT_CHAIN_CFLAGS) -fno-omit-frame-pointer $< -o $@
 
-$(O)/workloads/qsort_chain_nofp: tests/workloads/qsort_chain.c tests/workloads/unwind.mk
+$(O)/workloads/qsort_chain_nofp: tests/workloads/qsort_chain.c tests/workloads/golib.h tests/workloads/unwind.mk
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(QSORT_CHAIN_CFLAGS) -fomit-frame-pointer $< -o $@
 
-$(O)/workloads/qsort_chain_sframe: tests/workloads/qsort_chain.c tests/workloads/unwind.mk
+$(O)/workloads/qsort_chain_sframe: tests/workloads/qsort_chain.c tests/workloads/golib.h tests/workloads/unwind.mk
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(QSORT_CHAIN_CFLAGS) -fomit-frame-pointer -Wa,--gsframe $< -o $@
