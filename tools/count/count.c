@@ -41,7 +41,10 @@ static const char doc[] =
 	"  stacktap count -p 185 -D 5 u:c:malloc            # malloc stacks of PID 185, 5 s\n"
 	"  stacktap count -d -P 't:sched:sched_process_*'   # per process, -- between stacks\n"
 	"  stacktap count -f -a t:block:block_rq_issue > out.folded   # flame graph input\n"
-	"  stacktap count -i 1 -K t:irq:irq_handler_entry   # kernel stacks, every second\n";
+	"  stacktap count -i 1 -K t:irq:irq_handler_entry   # kernel stacks, every second\n"
+	"  stacktap count --unwind=fp u:c:qsort             # frame pointers only, as bcc does\n"
+	"  stacktap count --unwind-check -p 185 u:c:malloc  # check the BPF walk against a copy\n"
+	"  stacktap count --user-stacks=deferred t:syscalls:sys_enter_read  # walk once per entry\n";
 
 enum { OPT_FOLDED = 'f' };
 
