@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Folded stacks, as flamegraph.pl reads them. */
 #include "lib/out/folded.h"
+#include "lib/out/frame_label.h"
 
 /* ';' separates frames and ' ' the count: neither may appear inside a name. */
 static void folded__name(FILE *f, const char *name)
@@ -9,22 +10,29 @@ static void folded__name(FILE *f, const char *name)
 		fputc(*name == ';' ? ':' : *name == ' ' ? '_' : *name, f);
 }
 
+static void folded__frame(FILE *f, const struct report_frame *fr, const struct folded_opts *o)
+{
+	struct frame_label_opts lo = { .lines = o->lines, .no_inline_mark = true };
+	char buf[FRAME_LABEL_MAX];
+
+	fputc(';', f);
+	folded__name(f, frame_label(fr, &lo, buf, sizeof(buf)));
+	if (o->annotate && fr->kind == REPORT_FRAME_KERNEL)
+		fputs("_[k]", f);
+	else if (o->annotate && fr->kind == REPORT_FRAME_INLINE)
+		fputs("_[i]", f);
+}
+
 void out_folded_stack(FILE *f, const struct report_stack *s, const struct folded_opts *o)
 {
 	size_t i;
 
 	folded__name(f, s->comm);
-	for (i = s->nk + s->nu; i > s->nk; i--) {
-		fputc(';', f);
-		folded__name(f, s->frames[i - 1]);
-	}
-	for (i = s->nk; i > 0; i--) {
-		fputc(';', f);
-		folded__name(f, s->frames[i - 1]);
-		if (o->annotate_kernel)
-			fputs("_[k]", f);
-	}
-	fprintf(f, " %llu\n", (unsigned long long)(o->weight ? s->weight : s->count));
+	for (i = s->nk + s->nu; i > 0; i--)
+		folded__frame(f, &s->frames[i - 1], o);
+	fprintf(f, " %llu\n",
+		(unsigned long long)(o->weight ? s->weight / (o->weight_div ? o->weight_div : 1) :
+						 s->count));
 }
 
 void out_folded(FILE *f, struct report *r, const struct folded_opts *o)

@@ -4,13 +4,16 @@
 #define ST_OUT_FOLDED_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "lib/report/report.h"
 
 struct folded_opts {
-	bool annotate_kernel; /* "_[k]" after kernel frames (-a), as bcc does */
-	bool weight;          /* print the weight instead of the count */
+	bool annotate;       /* "_[k]" after kernel frames, "_[i]" after inlined ones (-a) */
+	bool weight;         /* print the weight / weight_div instead of the count */
+	uint64_t weight_div; /* e.g. 1000 for ns shown as us (0 = 1) */
+	bool lines;          /* " at FILE:LINE" inside frames, when known */
 };
 
 /** out_folded_stack() - one line: comm, user frames root first, kernel frames, count. */

@@ -18,29 +18,31 @@ void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void json_frames(FILE *f, char *const *frames, size_t n)
+static void json_frames(FILE *f, const struct report_frame *frames, size_t n,
+			const struct frame_label_opts *lo)
 {
+	char buf[FRAME_LABEL_MAX];
 	size_t i;
 
 	fputc('[', f);
 	for (i = 0; i < n; i++) {
 		if (i)
 			fputc(',', f);
-		json_string(f, frames[i]);
+		json_string(f, frame_label(&frames[i], lo, buf, sizeof(buf)));
 	}
 	fputc(']', f);
 }
 
-void out_json_event(FILE *f, double time_s, const char *probe, int tid, int cpu,
-		    const struct report_stack *s)
+void out_json_event(FILE *f, double time_s, const char *probe, const struct report_stack *s,
+		    const struct frame_label_opts *lo)
 {
 	fprintf(f, "{\"time\":%.6f,\"comm\":", time_s);
 	json_string(f, s->comm);
-	fprintf(f, ",\"pid\":%d,\"tid\":%d,\"cpu\":%d,\"probe\":", s->pid, tid, cpu);
+	fprintf(f, ",\"pid\":%d,\"tid\":%d,\"cpu\":%d,\"probe\":", s->pid, s->tid, s->cpu);
 	json_string(f, probe);
 	fputs(",\"kernel\":", f);
-	json_frames(f, s->frames, s->nk);
+	json_frames(f, s->frames, s->nk, lo);
 	fputs(",\"user\":", f);
-	json_frames(f, s->frames + s->nk, s->nu);
+	json_frames(f, s->frames + s->nk, s->nu, lo);
 	fputs("}\n", f);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/out/frame_label.h"
 #include "lib/report/report.h"
 
 /** json_string() - write @s as a JSON string literal, escaped. */
@@ -14,9 +15,9 @@ void json_string(FILE *f, const char *s);
 /**
  * out_json_event() - one event as one line:
  * {"time":T,"comm":C,"pid":P,"tid":T,"cpu":C,"probe":S,"kernel":[...],"user":[...]}
- * @time_s: seconds since the start of tracing
+ * @time_s: seconds since the start of tracing; frames as frame_label() writes them
  */
-void out_json_event(FILE *f, double time_s, const char *probe, int tid, int cpu,
-		    const struct report_stack *s);
+void out_json_event(FILE *f, double time_s, const char *probe, const struct report_stack *s,
+		    const struct frame_label_opts *lo);
 
 #endif

@@ -2,20 +2,27 @@
 /* Text output in the layout of bcc's stackcount. */
 #include "lib/out/text.h"
 
-void out_text_stack(FILE *f, const struct report_stack *s, const struct text_opts *o)
+void out_text_frames(FILE *f, const struct report_stack *s, const struct text_opts *o)
 {
+	char buf[FRAME_LABEL_MAX];
 	size_t i;
 
-	for (i = 0; i < s->nk; i++)
-		fprintf(f, "  %s\n", s->frames[i]);
-	if (o->delimiter && s->nk && s->nu)
-		fprintf(f, "    --\n");
-	for (i = s->nk; i < s->nk + s->nu; i++)
-		fprintf(f, "  %s\n", s->frames[i]);
+	for (i = 0; i < s->nk + s->nu; i++) {
+		if (i == s->nk && o->delimiter && s->nk && s->nu)
+			fprintf(f, "    --\n");
+		fprintf(f, "  %s\n", frame_label(&s->frames[i], &o->label, buf, sizeof(buf)));
+	}
+}
+
+void out_text_stack(FILE *f, const struct report_stack *s, const struct text_opts *o)
+{
+	out_text_frames(f, s, o);
 	if (o->per_pid)
 		fprintf(f, "    %s [%d]\n", s->comm, s->pid);
 	if (o->unit)
-		fprintf(f, "    %llu %s\n\n", (unsigned long long)s->weight, o->unit);
+		fprintf(f, "    %llu %s\n\n",
+			(unsigned long long)(s->weight / (o->weight_div ? o->weight_div : 1)),
+			o->unit);
 	else
 		fprintf(f, "    %llu\n\n", (unsigned long long)s->count);
 }

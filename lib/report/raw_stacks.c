@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/report/event_frames.h"
 #include "lib/report/raw_stacks.h"
 #include "lib/session/joiner.h"
 #include "lib/stack/store.h"
+#include "lib/sym/event_frames.h"
 
 struct raw_stacks {
 	struct stack_store *store;
@@ -63,35 +63,7 @@ int raw_stacks__add(struct raw_stacks *rs, const struct st_event *ev, const uint
 	return 0;
 }
 
-/* Symbolized names; a lost user stack becomes the joiner's "[user stack lost: ...]". */
-static int raw__frames(struct event_frames *ef, struct symbolizer *sym, const struct raw_key *k,
-		       bool addrs)
-{
-	const char *lost = k->ud ? NULL : joiner_lost_frame(k->flags);
-	char **v;
-	int err;
-
-	err = event_frames__build(ef, sym, k->pid, k->ips, k->kd, k->ud,
-				  lost ? k->flags & ~ST_EV_UFAIL : k->flags, addrs);
-	if (err || !lost)
-		return err;
-	v = realloc(ef->names, (ef->nk + ef->nu + 2) * sizeof(char *));
-	if (!v)
-		goto err_release;
-	ef->names = v;
-	v[ef->nk + ef->nu] = strdup(lost);
-	if (!v[ef->nk + ef->nu])
-		goto err_release;
-	ef->nu++;
-	v[ef->nk + ef->nu] = NULL;
-	return 0;
-err_release:
-	event_frames__release(ef);
-	return -ENOMEM;
-}
-
-int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct report *r,
-		       bool addrs, uint64_t weight_div)
+int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct report *r)
 {
 	struct stack_entry **v = stack_store__entries(rs->store);
 	size_t i, n = stack_store__len(rs->store);
@@ -103,12 +75,12 @@ int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct rep
 		const struct raw_key *k = (const struct raw_key *)v[i]->key;
 		struct event_frames ef;
 
-		err = raw__frames(&ef, sym, k, addrs);
+		err = event_frames__build(&ef, sym, k->pid, k->ips, k->kd, k->ud,
+					  k->ud ? NULL : joiner_lost_frame(k->flags));
 		if (err)
 			break;
-		err = report__add(r, k->pid, k->comm, (const char *const *)ef.names, ef.nk, ef.nu,
-				  v[i]->count, v[i]->weight / (weight_div ? weight_div : 1),
-				  k->flags);
+		err = report__add(r, k->pid, k->comm, ef.v, ef.nk, ef.nu, v[i]->count,
+				  v[i]->weight, k->flags);
 		event_frames__release(&ef);
 	}
 	free(v);

@@ -30,12 +30,10 @@ int raw_stacks__add(struct raw_stacks *rs, const struct st_event *ev, const uint
 
 /**
  * raw_stacks__report() - symbolize every distinct stack into @r.
- * @weight_div: each stack's weight is divided by it (1: as added; 1000: ns to µs)
  *
  * Return: 0 or -ENOMEM.
  */
-int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct report *r,
-		       bool addrs, uint64_t weight_div);
+int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct report *r);
 
 /** raw_stacks__total() - events added since the last clear. */
 uint64_t raw_stacks__total(const struct raw_stacks *rs);

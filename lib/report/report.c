@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The report model: symbolized stacks merged by full text. */
+/* The report model: stacks of frames merged by exact comparison, strings interned. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,128 +8,216 @@
 #include "lib/stack/store.h"
 
 struct report {
-	bool by_pid;
-	struct stack_store *index; /* key: serialized stack text -> report_stack */
+	unsigned flags;
+	struct report_info info;
+	char *event;               /* info.event's own copy: it outlives report__clear() */
+	struct stack_store *strs;  /* interned strings: key = the bytes with their NUL */
+	struct stack_store *index; /* merge key -> struct report_stack */
 	struct report_stack **sorted;
 };
 
-struct report *report__new(bool by_pid)
+struct report *report__new(unsigned flags)
 {
 	struct report *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
-	r->by_pid = by_pid;
+	r->flags = flags;
+	r->strs = stack_store__new();
 	r->index = stack_store__new();
-	if (!r->index) {
-		free(r);
+	if (!r->strs || !r->index) {
+		report__free(r);
 		return NULL;
 	}
 	return r;
 }
 
-/*
- * The merge key: [pid][nk][nu] then every frame with its NUL. Sizes are part
- * of the key so "k1 | u1" and "k1 u1 |" never collide.
- */
-static char *report__key(int pid, const char *comm, const char *const *frames, size_t nk,
-			 size_t nu, size_t *len)
+unsigned report__flags(const struct report *r)
 {
-	size_t i, n = 3 * sizeof(uint64_t) + ST_COMM_LEN, off;
-	uint64_t head[3] = { (uint64_t)pid, nk, nu };
-	char *key;
-
-	for (i = 0; i < nk + nu; i++)
-		n += strlen(frames[i]) + 1;
-	key = calloc(1, n);
-	if (!key)
-		return NULL;
-	memcpy(key, head, sizeof(head));
-	off = sizeof(head);
-	if (pid)
-		strncpy(key + off, comm, ST_COMM_LEN - 1);
-	off += ST_COMM_LEN;
-	for (i = 0; i < nk + nu; i++) {
-		size_t l = strlen(frames[i]) + 1;
-
-		memcpy(key + off, frames[i], l);
-		off += l;
-	}
-	*len = n;
-	return key;
+	return r->flags;
 }
 
-static struct report_stack *report__stack_new(int pid, const char *comm,
-					      const char *const *frames, size_t nk, size_t nu)
+int report__set_info(struct report *r, const struct report_info *info)
 {
-	struct report_stack *s = calloc(1, sizeof(*s));
-	size_t i;
+	char *event = info->event ? strdup(info->event) : NULL;
+
+	if (info->event && !event)
+		return -ENOMEM;
+	free(r->event);
+	r->event = event;
+	r->info = *info;
+	r->info.event = event;
+	return 0;
+}
+
+const struct report_info *report__info(const struct report *r)
+{
+	return &r->info;
+}
+
+/*
+ * The report's copy of @s: equal strings are one pointer, so merge keys can
+ * hold pointers instead of text. NULL stays NULL. Return: the copy, or NULL
+ * with *err set.
+ */
+static const char *report__intern(struct report *r, const char *s, int *err)
+{
+	struct stack_entry *e;
 
 	if (!s)
 		return NULL;
-	s->frames = calloc(nk + nu + 1, sizeof(char *));
+	e = stack_store__add(r->strs, s, strlen(s) + 1, 0);
+	if (!e) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	return (const char *)e->key;
+}
+
+static int report__intern_frame(struct report *r, const struct report_frame *in,
+				struct report_frame *out)
+{
+	int err = 0;
+
+	*out = *in;
+	out->name = report__intern(r, in->name ? in->name : "[unknown]", &err);
+	out->module = report__intern(r, in->module, &err);
+	out->build_id = report__intern(r, in->build_id, &err);
+	if (r->flags & REPORT_LINES) {
+		out->src_file = report__intern(r, in->src_file, &err);
+	} else {
+		out->src_file = NULL;
+		out->line = 0;
+	}
+	return err;
+}
+
+/* What keeps frames apart; pointers are interned strings, so equal text is an equal word. */
+struct report_key_frame {
+	const char *name, *src_file;
+	uint64_t addr;
+	uint64_t kind_line; /* kind << 32 | line */
+};
+
+struct report_key {
+	uint64_t pid, nk, nu;
+	char comm[ST_COMM_LEN];
+	struct report_key_frame frames[];
+};
+
+static struct report_key *report__key(const struct report *r, int pid, const char *comm,
+				      const struct report_frame *frames, size_t nk, size_t nu,
+				      size_t *len)
+{
+	size_t i, n = nk + nu;
+	struct report_key *k;
+
+	*len = sizeof(*k) + n * sizeof(k->frames[0]);
+	k = calloc(1, *len);
+	if (!k)
+		return NULL;
+	k->pid = (uint64_t)pid;
+	k->nk = nk;
+	k->nu = nu;
+	if (r->flags & REPORT_BY_PID)
+		strncpy(k->comm, comm, ST_COMM_LEN - 1);
+	for (i = 0; i < n; i++) {
+		k->frames[i].name = frames[i].name;
+		k->frames[i].src_file = frames[i].src_file;
+		k->frames[i].kind_line = (uint64_t)frames[i].kind << 32 | frames[i].line;
+		if (r->flags & REPORT_ADDRS)
+			k->frames[i].addr = frames[i].addr;
+	}
+	return k;
+}
+
+static struct report_stack *report__stack_new(int pid, const char *comm,
+					      const struct report_frame *frames, size_t nk,
+					      size_t nu)
+{
+	struct report_stack *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->frames = calloc(nk + nu + 1, sizeof(*s->frames));
 	if (!s->frames) {
 		free(s);
 		return NULL;
 	}
-	for (i = 0; i < nk + nu; i++) {
-		s->frames[i] = strdup(frames[i]);
-		if (!s->frames[i])
-			goto err_free;
-	}
+	memcpy(s->frames, frames, (nk + nu) * sizeof(*frames));
 	s->pid = pid;
+	s->tid = -1;
+	s->cpu = -1;
 	strncpy(s->comm, comm, ST_COMM_LEN - 1);
 	s->nk = nk;
 	s->nu = nu;
 	return s;
-err_free:
-	while (i--)
-		free(s->frames[i]);
-	free(s->frames);
-	free(s);
-	return NULL;
 }
 
-int report__add(struct report *r, int pid, const char *comm, const char *const *frames,
+int report__add(struct report *r, int pid, const char *comm, const struct report_frame *frames,
 		size_t nk, size_t nu, uint64_t count, uint64_t weight, unsigned flags)
 {
-	struct stack_entry *e;
-	size_t len;
-	char *key;
+	struct report_frame *own = calloc(nk + nu + 1, sizeof(*own));
+	struct report_stack *s;
+	struct report_key *key;
+	struct stack_entry *e = NULL;
+	size_t i, len;
+	int err = own ? 0 : -ENOMEM;
 
-	if (!r->by_pid)
+	if (!(r->flags & REPORT_BY_PID))
 		pid = 0;
-	key = report__key(pid, comm, frames, nk, nu, &len);
-	if (!key)
-		return -ENOMEM;
-	e = stack_store__merge(r->index, key, len, count, weight);
+	for (i = 0; !err && i < nk + nu; i++)
+		err = report__intern_frame(r, &frames[i], &own[i]);
+	key = err ? NULL : report__key(r, pid, comm, own, nk, nu, &len);
+	if (key)
+		e = stack_store__merge(r->index, key, len, count, weight);
 	free(key);
-	if (!e)
+	if (e && !e->data)
+		e->data = report__stack_new(pid, comm, own, nk, nu);
+	free(own);
+	if (!e || !e->data)
 		return -ENOMEM;
-	if (!e->data) {
-		e->data = report__stack_new(pid, comm, frames, nk, nu);
-		if (!e->data)
-			return -ENOMEM;
-	}
-	((struct report_stack *)e->data)->count = e->count;
-	((struct report_stack *)e->data)->weight = e->weight;
-	((struct report_stack *)e->data)->flags |= flags;
+	s = e->data;
+	s->count = e->count;
+	s->weight = e->weight;
+	s->flags |= flags;
 	return 0;
+}
+
+size_t report__len(const struct report *r)
+{
+	return stack_store__len(r->index);
+}
+
+uint64_t report__total(const struct report *r, bool weight)
+{
+	struct stack_entry **e = stack_store__entries(r->index);
+	size_t i, n = stack_store__len(r->index);
+	uint64_t sum = 0;
+
+	for (i = 0; e && i < n; i++)
+		sum += weight ? e[i]->weight : e[i]->count;
+	free(e);
+	return sum;
 }
 
 static int report__cmp_frames(const struct report_stack *a, const struct report_stack *b)
 {
-	size_t i, n = a->nk + a->nu < b->nk + b->nu ? a->nk + a->nu : b->nk + b->nu;
+	size_t na = a->nk + a->nu, nb = b->nk + b->nu, i;
 	int c;
 
-	for (i = 0; i < n; i++) {
-		c = strcmp(a->frames[i], b->frames[i]);
+	for (i = 0; i < na && i < nb; i++) {
+		c = strcmp(a->frames[i].name, b->frames[i].name);
 		if (c)
 			return c;
+		if (a->frames[i].addr != b->frames[i].addr)
+			return a->frames[i].addr < b->frames[i].addr ? -1 : 1;
 	}
-	if (a->nk + a->nu != b->nk + b->nu)
-		return a->nk + a->nu < b->nk + b->nu ? -1 : 1;
-	return a->pid - b->pid;
+	if (na != nb)
+		return na < nb ? -1 : 1;
+	if (a->nk != b->nk)
+		return a->nk < b->nk ? -1 : 1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
 static int report__cmp(const void *pa, const void *pb)
@@ -152,30 +240,27 @@ struct report_stack **report__sorted(struct report *r, size_t *n)
 	*n = stack_store__len(r->index);
 	free(r->sorted);
 	r->sorted = NULL;
-	if (!e)
-		return NULL;
-	r->sorted = malloc(*n * sizeof(*r->sorted));
+	if (e)
+		r->sorted = malloc(*n * sizeof(*r->sorted));
 	if (r->sorted) {
 		for (i = 0; i < *n; i++)
 			r->sorted[i] = e[i]->data;
 		qsort(r->sorted, *n, sizeof(*r->sorted), report__cmp);
+	} else {
+		*n = 0;
 	}
 	free(e);
-	if (!r->sorted)
-		*n = 0;
 	return r->sorted;
 }
 
 static void report__free_stacks(struct report *r)
 {
 	struct stack_entry **e = stack_store__entries(r->index);
-	size_t i, j, n = stack_store__len(r->index);
+	size_t i, n = stack_store__len(r->index);
 
 	for (i = 0; e && i < n; i++) {
 		struct report_stack *s = e[i]->data;
 
-		for (j = 0; s && j < s->nk + s->nu; j++)
-			free(s->frames[j]);
 		if (s)
 			free(s->frames);
 		free(s);
@@ -187,6 +272,7 @@ void report__clear(struct report *r)
 {
 	report__free_stacks(r);
 	stack_store__clear(r->index);
+	stack_store__clear(r->strs);
 	free(r->sorted);
 	r->sorted = NULL;
 }
@@ -195,7 +281,10 @@ void report__free(struct report *r)
 {
 	if (!r)
 		return;
-	report__clear(r);
+	if (r->index && r->strs)
+		report__clear(r);
 	stack_store__free(r->index);
+	stack_store__free(r->strs);
+	free(r->event);
 	free(r);
 }

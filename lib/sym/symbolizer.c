@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/proc/registry.h"
+#include "lib/report/report.h"
 #include "lib/sym/ksyms.h"
 #include "lib/sym/symbolizer.h"
 #include "lib/util/log.h"
@@ -59,55 +60,53 @@ static uint64_t lookup_addr(uint64_t addr, bool is_return)
 	return is_return && addr ? addr - 1 : addr;
 }
 
-static const char *prefix_addr(char *buf, size_t len, bool addrs, uint64_t addr, int *used)
-{
-	*used = addrs ? snprintf(buf, len, "%#llx ", (unsigned long long)addr) : 0;
-	if (*used < 0 || (size_t)*used >= len)
-		*used = 0;
-	return buf;
-}
-
-const char *symbolizer__kernel(struct symbolizer *sz, uint64_t addr, bool is_return, bool addrs,
-			       char *buf, size_t len)
+void symbolizer__kernel_frame(struct symbolizer *sz, uint64_t addr, bool is_return,
+			      struct report_frame *out, char *buf, size_t len)
 {
 	const struct ksym *k = sz->ksyms ? ksyms__find(sz->ksyms, lookup_addr(addr, is_return))
 					 : NULL;
-	int n;
 
-	prefix_addr(buf, len, addrs, addr, &n);
+	*out = (struct report_frame){ .name = buf, .addr = addr, .kind = REPORT_FRAME_KERNEL };
 	if (!k) {
 		sz->stats.kernel_unknown++;
-		snprintf(buf + n, len - n, "[unknown] %#llx", (unsigned long long)addr);
-	} else if (k->module) {
-		snprintf(buf + n, len - n, "%s [%s]", k->name, k->module);
-	} else {
-		snprintf(buf + n, len - n, "%s", k->name);
+		snprintf(buf, len, "[unknown] %#llx", (unsigned long long)addr);
+		return;
 	}
-	return buf;
+	snprintf(buf, len, "%s", k->name);
+	out->module = k->module;
+	out->sym_off = addr - k->addr;
+	out->flags = REPORT_FRAME_HAS_SYM;
 }
 
-const char *symbolizer__user(struct symbolizer *sz, int pid, uint64_t addr, bool is_return,
-			     bool addrs, char *buf, size_t len)
+void symbolizer__user_frame(struct symbolizer *sz, int pid, uint64_t addr, bool is_return,
+			    struct report_frame *out, char *buf, size_t len)
 {
 	struct user_frame f;
-	int n, err;
+	int err;
 
-	prefix_addr(buf, len, addrs, addr, &n);
+	*out = (struct report_frame){ .name = buf, .addr = addr, .kind = REPORT_FRAME_USER };
 	err = procs__resolve(sz->procs, pid, lookup_addr(addr, is_return), &f);
 	if (err == -ESRCH && !symbolizer__see(sz, pid))
 		err = procs__resolve(sz->procs, pid, lookup_addr(addr, is_return), &f);
+	if (!err) {
+		out->module = f.path && *f.path ? f.path : NULL;
+		/* The offset of the address itself, not of the pc - 1 looked up. */
+		out->file_off = f.file_off + (lookup_addr(addr, is_return) != addr);
+		out->flags = REPORT_FRAME_HAS_OFF;
+	}
 	if (!err && f.sym) {
-		snprintf(buf + n, len - n, "%s", f.sym);
-		return buf;
+		snprintf(buf, len, "%s", f.sym);
+		out->sym_off = f.sym_off + (lookup_addr(addr, is_return) != addr);
+		out->flags |= REPORT_FRAME_HAS_SYM;
+		return;
 	}
 	if (!err)
 		sz->stats.user_no_sym++;
 	else
 		sz->stats.user_no_map++;
 	/* An executable mapping without a file is JIT code or similar: "[anon]", as perf says. */
-	snprintf(buf + n, len - n, "[unknown] %#llx (%s)", (unsigned long long)addr,
+	snprintf(buf, len, "[unknown] %#llx (%s)", (unsigned long long)addr,
 		 err || !f.path ? "unknown mapping" : *f.path ? f.path : "[anon]");
-	return buf;
 }
 
 const struct symbolizer_stats *symbolizer__stats(const struct symbolizer *sz)

@@ -35,25 +35,27 @@ struct proc_map;
 /** symbolizer__set_maps() - @pid's mappings as the process tracker knows them. */
 int symbolizer__set_maps(struct symbolizer *sz, int pid, const struct proc_map *maps, size_t n);
 
-/**
- * symbolizer__kernel() - name of a kernel frame: "func", "func [module]" or
- * "[unknown] 0xADDR"; with @addrs set, the address is prefixed.
- * @is_return: the address is a return address (every frame but the first):
- *             it is looked up at addr - 1, see symbolizer.c
- *
- * Return: @buf.
- */
-const char *symbolizer__kernel(struct symbolizer *sz, uint64_t addr, bool is_return, bool addrs,
-			       char *buf, size_t len);
+struct report_frame;
 
 /**
- * symbolizer__user() - name of a user frame of @pid: "func" or
- * "[unknown] 0xADDR (file)"; with @addrs set, the address is prefixed.
- *
- * Return: @buf.
+ * symbolizer__kernel_frame() - a kernel frame: "func" with the module
+ * ("[unknown] 0xADDR" when no symbol covers it).
+ * @is_return: the address is a return address (every frame but the first):
+ *             it is looked up at addr - 1, see symbolizer.c
+ * @buf: receives the name; @out->name points into it
  */
-const char *symbolizer__user(struct symbolizer *sz, int pid, uint64_t addr, bool is_return,
-			     bool addrs, char *buf, size_t len);
+void symbolizer__kernel_frame(struct symbolizer *sz, uint64_t addr, bool is_return,
+			      struct report_frame *out, char *buf, size_t len);
+
+/**
+ * symbolizer__user_frame() - a user frame of @pid: its function, the mapped
+ * file, its build ID and the offset in it; "[unknown] 0xADDR (file)" when no
+ * symbol covers it.
+ * @buf: receives the name; @out->name points into it. The module and build
+ *       ID strings live as long as the symbolizer.
+ */
+void symbolizer__user_frame(struct symbolizer *sz, int pid, uint64_t addr, bool is_return,
+			    struct report_frame *out, char *buf, size_t len);
 
 /** symbolizer__stats() - what could not be named so far. */
 const struct symbolizer_stats *symbolizer__stats(const struct symbolizer *sz);

@@ -97,17 +97,23 @@ static int count_on_event(void *ctx, const struct st_event *ev, const uint64_t *
 static void count_print(void *ctx)
 {
 	struct count *c = ctx;
-	struct report *r = report__new(c->per_pid);
+	struct report *r = report__new((c->per_pid ? REPORT_BY_PID : 0) |
+				       (c->run.common.addrs ? REPORT_ADDRS : 0));
+	struct report_info info = {
+		.value = REPORT_EVENTS,
+		.event = c->run.nspecs == 1 ? c->run.specs[0].text : NULL,
+	};
 
-	if (!r || raw_stacks__report(c->raw, c->run.st.sym, r, c->run.common.addrs, 1)) {
+	if (!r || report__set_info(r, &info) || raw_stacks__report(c->raw, c->run.st.sym, r)) {
 		st_err("count: out of memory while building the report");
 		c->err = -ENOMEM;
 	} else if (c->folded) {
-		struct folded_opts fo = { .annotate_kernel = c->annotate };
+		struct folded_opts fo = { .annotate = c->annotate };
 
 		out_folded(c->out, r, &fo);
 	} else {
-		struct text_opts to = { .delimiter = c->delimiter, .per_pid = c->per_pid };
+		struct text_opts to = { .delimiter = c->delimiter, .per_pid = c->per_pid,
+					.label.addrs = c->run.common.addrs };
 
 		out_text(c->out, r, &to);
 	}

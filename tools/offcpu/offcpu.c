@@ -261,17 +261,21 @@ static void offcpu__drop_unpaired(struct offcpu *o)
 
 static void offcpu_print(struct offcpu *o)
 {
-	struct report *r = report__new(false);
+	struct report *r = report__new(o->common.addrs ? REPORT_ADDRS : 0);
+	struct report_info info = { .value = REPORT_OFFCPU, .event = "sched_switch" };
 
-	if (!r || raw_stacks__report(o->raw, o->run.sym, r, o->common.addrs, 1000)) {
+	if (!r || report__set_info(r, &info) || raw_stacks__report(o->raw, o->run.sym, r)) {
 		st_err("offcpu: out of memory while building the report");
 		o->err = -ENOMEM;
 	} else if (o->folded) {
-		struct folded_opts fo = { .annotate_kernel = o->annotate, .weight = true };
+		/* Blocked time is kept in ns and shown in us. */
+		struct folded_opts fo = { .annotate = o->annotate, .weight = true,
+					  .weight_div = 1000 };
 
 		out_folded(o->out, r, &fo);
 	} else {
-		struct text_opts to = { .delimiter = o->delimiter, .unit = "us" };
+		struct text_opts to = { .delimiter = o->delimiter, .unit = "us", .weight_div = 1000,
+					.label.addrs = o->common.addrs };
 
 		out_text(o->out, r, &to);
 	}

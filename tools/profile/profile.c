@@ -186,23 +186,27 @@ static int profile_on_event(void *ctx, const struct st_event *ev, const uint64_t
 {
 	struct profile *p = ctx;
 
-	p->err = raw_stacks__add(p->raw, ev, ips, 1);
+	p->err = raw_stacks__add(p->raw, ev, ips, 1000000000ull / p->hz);
 	return p->err ? 1 : 0;
 }
 
 static void profile_print(struct profile *p)
 {
-	struct report *r = report__new(false);
+	struct report *r = report__new(p->common.addrs ? REPORT_ADDRS : 0);
+	struct report_info info = {
+		.value = REPORT_SAMPLES, .period_ns = 1000000000ull / p->hz, .event = "cpu-clock",
+	};
 
-	if (!r || raw_stacks__report(p->raw, p->run.sym, r, p->common.addrs, 1)) {
+	if (!r || report__set_info(r, &info) || raw_stacks__report(p->raw, p->run.sym, r)) {
 		st_err("profile: out of memory while building the report");
 		p->err = -ENOMEM;
 	} else if (p->folded) {
-		struct folded_opts fo = { .annotate_kernel = p->annotate };
+		struct folded_opts fo = { .annotate = p->annotate };
 
 		out_folded(p->out, r, &fo);
 	} else {
-		struct text_opts to = { .delimiter = p->delimiter };
+		struct text_opts to = { .delimiter = p->delimiter,
+					.label.addrs = p->common.addrs };
 
 		out_text(p->out, r, &to);
 	}

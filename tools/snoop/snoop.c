@@ -10,7 +10,8 @@
 
 #include "lib/out/json.h"
 #include "lib/out/text.h"
-#include "lib/report/event_frames.h"
+#include "lib/session/joiner.h"
+#include "lib/sym/event_frames.h"
 #include "lib/util/log.h"
 #include "lib/util/parse.h"
 #include "src/commands.h"
@@ -73,25 +74,23 @@ static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 static void snoop_print(struct snoop *s, const struct st_event *ev, struct event_frames *ef)
 {
 	struct report_stack rs = {
-		.pid = ev->pid, .nk = ef->nk, .nu = ef->nu, .frames = ef->names, .count = 1,
+		.pid = ev->pid, .tid = ev->tid, .cpu = ev->cpu, .ts = ev->ts,
+		.nk = ef->nk, .nu = ef->nu, .frames = ef->v, .count = 1, .weight = ev->weight,
+		.flags = ev->flags,
 	};
+	struct text_opts to = { .delimiter = s->delimiter, .label.addrs = s->run.common.addrs };
 	double t = (ev->ts - s->t0) / 1e9;
 	const char *probe = ev->probe_id < s->run.nspecs ? s->run.specs[ev->probe_id].text : "?";
 
 	memcpy(rs.comm, ev->comm, ST_COMM_LEN);
 	rs.comm[ST_COMM_LEN - 1] = '\0';
 	if (s->json) {
-		out_json_event(s->out, t, probe, ev->tid, ev->cpu, &rs);
+		out_json_event(s->out, t, probe, &rs, &to.label);
 		return;
 	}
 	fprintf(s->out, "%-14.6f %-16s %-7u %-7u %-3u %s\n", t, rs.comm, ev->pid, ev->tid, ev->cpu,
 		probe);
-	for (size_t i = 0; i < rs.nk; i++)
-		fprintf(s->out, "  %s\n", rs.frames[i]);
-	if (s->delimiter && rs.nk && rs.nu)
-		fprintf(s->out, "    --\n");
-	for (size_t i = rs.nk; i < rs.nk + rs.nu; i++)
-		fprintf(s->out, "  %s\n", rs.frames[i]);
+	out_text_frames(s->out, &rs, &to);
 	fputc('\n', s->out);
 }
 
@@ -103,7 +102,7 @@ static int snoop_on_event(void *ctx, const struct st_event *ev, const uint64_t *
 	if (!s->t0)
 		s->t0 = ev->ts;
 	s->err = event_frames__build(&ef, s->run.st.sym, ev->pid, ips, ev->kdepth, ev->udepth,
-				     ev->flags, s->run.common.addrs);
+				     ev->udepth ? NULL : joiner_lost_frame(ev->flags));
 	if (s->err)
 		return 1;
 	snoop_print(s, ev, &ef);
