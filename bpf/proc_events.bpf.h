@@ -10,7 +10,7 @@
 #ifndef ST_PROC_EVENTS_BPF_H
 #define ST_PROC_EVENTS_BPF_H
 
-#include "bpf/capture.bpf.h"
+#include "bpf/state.bpf.h"
 
 #ifndef ST_PROT_EXEC
 #define ST_PROT_EXEC 0x4 /* PROT_EXEC */

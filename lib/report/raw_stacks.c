@@ -8,6 +8,7 @@
 #include "lib/session/joiner.h"
 #include "lib/stack/store.h"
 #include "lib/sym/event_frames.h"
+#include "lib/unwind/ustop.h"
 
 struct raw_stacks {
 	struct stack_store *store;
@@ -19,7 +20,8 @@ struct raw_key {
 	__u32 pid;
 	__u16 kd, ud;
 	__u16 flags; /* ST_EV_UFAIL, ST_EV_KTHREAD and the joiner's lost reason */
-	__u16 pad[3];
+	__u16 ustop; /* why the user walk ended: the stack's end mark */
+	__u16 pad[2];
 	char comm[ST_COMM_LEN];
 	uint64_t ips[];
 };
@@ -53,6 +55,7 @@ int raw_stacks__add(struct raw_stacks *rs, const struct st_event *ev, const uint
 	k->kd = ev->kdepth;
 	k->ud = ev->udepth;
 	k->flags = ev->flags & RAW_KEY_FLAGS;
+	k->ustop = ev->ustop;
 	memcpy(k->comm, ev->comm, ST_COMM_LEN);
 	memcpy(k->ips, ips, n * 8);
 	e = stack_store__add(rs->store, k, len, weight);
@@ -76,7 +79,7 @@ int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct rep
 		struct event_frames ef;
 
 		err = event_frames__build(&ef, sym, k->pid, k->ips, k->kd, k->ud,
-					  k->ud ? NULL : joiner_lost_frame(k->flags));
+					  k->ud ? ustop_mark(k->ustop) : joiner_lost_frame(k->flags));
 		if (err)
 			break;
 		err = report__add(r, k->pid, k->comm, ef.v, ef.nk, ef.nu, v[i]->count,

@@ -7,6 +7,7 @@
 #include "lib/proc/tracker.h"
 #include "lib/session/proc_events.h"
 #include "lib/session/run.h"
+#include "lib/session/ustats.h"
 #include "lib/sym/symbolizer.h"
 #include "lib/unwind/bpf_tables.h"
 #include "lib/unwind/copy_stage.h"
@@ -80,7 +81,7 @@ static int run__copy_setup(struct st_run *r, const struct st_common_opts *common
 		mode = COPY_STAGE_REPLACE;
 	else if (common->unwind_check)
 		mode = COPY_STAGE_COMPARE;
-	r->cu = copy_unwinder__new();
+	r->cu = copy_unwinder__new(common->unwind == ST_UNWIND_AUTO);
 	if (r->cu)
 		r->copy = copy_stage__new(r->cu, mode, common->udepth);
 	return r->copy ? 0 : -ENOMEM;
@@ -93,6 +94,7 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	int err;
 
 	r->common = common;
+	r->obj = obj;
 	r->tool = *so;
 	r->sym = symbolizer__new();
 	if (!r->sym)
@@ -126,6 +128,8 @@ void st_run__report(const struct st_run *r)
 {
 	if (r->session)
 		session__report_losses(r->session);
+	if (r->obj)
+		ustats__report(r->obj);
 	if (r->sym)
 		symbolizer__report(r->sym);
 	if (r->tables)

@@ -21,6 +21,7 @@ struct copy_stage;
 
 struct st_run {
 	const struct st_common_opts *common;
+	struct bpf_object *obj;    /* the tool's, loaded */
 	struct symbolizer *sym;
 	struct bpf_tables *tables; /* NULL in fp mode */
 	struct proc_tracker *tracker;

@@ -305,13 +305,6 @@ static const char *const loss_names[ST_STAT_MAX] = {
 	[ST_DROP_USTACK_RINGBUF] = "deferred user stacks lost: ring buffer full",
 };
 
-static const char *const stop_names[ST_USTOP_MAX] = {
-	[ST_USTOP_NO_TABLE] = "no unwind table and no frame pointer",
-	[ST_USTOP_BAD_CFA] = "CFA not above sp or misaligned",
-	[ST_USTOP_READ_FAILED] = "reading the stack failed",
-	[ST_USTOP_UNSUPPORTED] = "unwind rule not supported",
-};
-
 /* The joiner's side: events that left without their stack, walks that stopped early. */
 static void session__report_joiner(const struct session *s)
 {
@@ -322,11 +315,6 @@ static void session__report_joiner(const struct session *s)
 		if (js->lost[k])
 			fprintf(stderr, "stacktap: %llu events without their user stack: %s\n",
 				(unsigned long long)js->lost[k], joiner_lost_reason(k));
-	for (k = 0; k < ST_USTOP_MAX; k++)
-		if (stop_names[k] && js->stops[k])
-			fprintf(stderr,
-				"stacktap: %llu deferred user-stack walks stopped early: %s\n",
-				(unsigned long long)js->stops[k], stop_names[k]);
 	if (js->duplicates)
 		fprintf(stderr, "stacktap: %llu duplicate deferred user stacks ignored\n",
 			(unsigned long long)js->duplicates);

@@ -23,10 +23,10 @@ static int frames__mark(struct report_frame *f, const char *text)
 }
 
 int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid,
-			const uint64_t *ips, size_t kd, size_t ud, const char *lost)
+			const uint64_t *ips, size_t kd, size_t ud, const char *end)
 {
 	char buf[FRAME_NAME_MAX];
-	size_t i, n = kd + ud + (lost != NULL);
+	size_t i, n = kd + ud + (end != NULL);
 	int err = 0;
 
 	memset(ef, 0, sizeof(*ef));
@@ -38,15 +38,21 @@ int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid,
 		err = frames__own_name(&ef->v[i]);
 		ef->nk = i + 1;
 	}
-	/* ST_FRAME_FP marks frames the BPF walker found by frame pointer; not part of the pc. */
+	/*
+	 * ST_FRAME_MARKS are the walker's notes, not part of the pc. Every user
+	 * frame but the first is a return address, except an exact one (a
+	 * signal trampoline, the pc a signal interrupted).
+	 */
 	for (i = 0; i < ud && !err; i++) {
-		symbolizer__user_frame(sz, pid, ips[kd + i] & ~ST_FRAME_FP, i > 0, &ef->v[kd + i],
-				       buf, sizeof(buf));
+		uint64_t ip = ips[kd + i];
+
+		symbolizer__user_frame(sz, pid, ip & ~ST_FRAME_MARKS, i > 0 && !(ip & ST_FRAME_EXACT),
+				       &ef->v[kd + i], buf, sizeof(buf));
 		err = frames__own_name(&ef->v[kd + i]);
 		ef->nu = i + 1;
 	}
-	if (!err && lost) {
-		err = frames__mark(&ef->v[kd + ud], lost);
+	if (!err && end) {
+		err = frames__mark(&ef->v[kd + ud], end);
 		ef->nu = ud + 1;
 	}
 	if (err)

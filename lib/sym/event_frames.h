@@ -18,8 +18,10 @@ struct event_frames {
 
 /**
  * event_frames__build() - symbolize @kd kernel and @ud user addresses of @pid.
- * @lost: when the user stack was lost, the mark frame that stands for it
- *        ("[user stack lost: REASON]", see joiner_lost_frame()); else NULL
+ * @end: a mark frame after the user frames saying why the user stack ends
+ *       there: it was lost ("[user stack lost: REASON]", joiner_lost_frame()),
+ *       cut at the depth limit ("[truncated]") or its walk stopped early
+ *       ("[unwind stopped: REASON]", ustop_mark()); NULL for a whole stack
  *
  * Names are the frames' own (freed by event_frames__release()); module, build
  * ID and source strings belong to the symbolizer and live as long as it.
@@ -27,7 +29,7 @@ struct event_frames {
  * Return: 0 or -ENOMEM.
  */
 int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid,
-			const uint64_t *ips, size_t kd, size_t ud, const char *lost);
+			const uint64_t *ips, size_t kd, size_t ud, const char *end);
 
 /** event_frames__release() - free the frames and their names. */
 void event_frames__release(struct event_frames *ef);

@@ -18,18 +18,20 @@ struct copy_proc {
 };
 
 struct copy_unwinder {
+	struct unwind_opts opts;
 	struct unwind_cache *cache;
 	struct stack_store *procs; /* key: pid; data: struct copy_proc */
 	struct unwind_frame *frames;
 	size_t cap;
 };
 
-struct copy_unwinder *copy_unwinder__new(void)
+struct copy_unwinder *copy_unwinder__new(bool fp_fallback)
 {
 	struct copy_unwinder *cu = calloc(1, sizeof(*cu));
 
 	if (!cu)
 		return NULL;
+	cu->opts.fp_fallback = fp_fallback;
 	cu->cache = unwind_cache__new();
 	cu->procs = stack_store__new();
 	if (!cu->cache || !cu->procs) {
@@ -143,9 +145,11 @@ enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const st
 		cu->frames = f;
 		cu->cap = max;
 	}
-	stop = unwinder__walk(p->maps, p->n, &regs, &stack, cu->frames, max, n);
+	stop = unwinder__walk_opts(p->maps, p->n, &regs, &stack, &cu->opts, cu->frames, max, n);
+	/* The BPF walker's marks (bpf/record.h): frame 0 is exact by position and unmarked. */
 	for (i = 0; i < *n; i++)
-		out[i] = cu->frames[i].addr;
+		out[i] = cu->frames[i].addr | (i && cu->frames[i].exact ? ST_FRAME_EXACT : 0) |
+			 (cu->frames[i].by_fp ? ST_FRAME_FP : 0);
 	return stop;
 }
 

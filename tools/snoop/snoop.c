@@ -12,6 +12,7 @@
 #include "lib/out/text.h"
 #include "lib/session/joiner.h"
 #include "lib/sym/event_frames.h"
+#include "lib/unwind/ustop.h"
 #include "lib/util/log.h"
 #include "lib/util/parse.h"
 #include "src/commands.h"
@@ -102,7 +103,7 @@ static int snoop_on_event(void *ctx, const struct st_event *ev, const uint64_t *
 	if (!s->t0)
 		s->t0 = ev->ts;
 	s->err = event_frames__build(&ef, s->run.st.sym, ev->pid, ips, ev->kdepth, ev->udepth,
-				     ev->udepth ? NULL : joiner_lost_frame(ev->flags));
+				     ev->udepth ? ustop_mark(ev->ustop) : joiner_lost_frame(ev->flags));
 	if (s->err)
 		return 1;
 	snoop_print(s, ev, &ef);
