@@ -143,7 +143,8 @@ enum st_ustop {
 	ST_USTOP_UNSUPPORTED,    /* the row's rule is one the format cannot express */
 	ST_USTOP_FP_END,         /* frame-pointer chain broken: rbp misaligned or not above sp */
 	ST_USTOP_NO_MAPPING,     /* pc in no mapping known to the walker (mapped just now?) */
-	ST_USTOP_BAD_SWITCH,     /* next frame on no stack, a stack left below, or too many switches */
+	ST_USTOP_BAD_SWITCH,     /* next frame on a stack left below it (a loop), or too many switches */
+	ST_USTOP_BAD_RA,         /* a return address that points at no executable mapping */
 	ST_USTOP_MAX,
 };
 

@@ -431,7 +431,7 @@ static __always_inline int st_to_caller(struct st_uwalk_state *st, __u64 cfa, __
 	if (st->tramp && ra == st->tramp)
 		ra = st_uretprobe_ra(st, ra);
 	if (st->switched && ra && !st_ra_is_code(ra))
-		return st_ustop(st, ST_USTOP_BAD_SWITCH);
+		return st_ustop(st, ST_USTOP_BAD_RA);
 	st->sp = cfa;
 	st->bp = bp;
 	st->bp_unknown = bp_unknown;
@@ -563,8 +563,16 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 	if (st->mode == ST_UNWIND_FP || !w->proc)
 		return NULL;
 	m = st_find_map(st, w->proc, pc);
-	/* Every executable mapping is loaded, anonymous ones too: none means not loaded yet. */
+	/*
+	 * Every executable mapping is loaded, anonymous ones too: a pc in none
+	 * was mapped since (not loaded yet: a copy lets user space unwind it),
+	 * or is no code at all (a return address read from a broken frame).
+	 */
 	if (!m) {
+		if (st->n > 1 && !st_ra_is_code(st->ip)) {
+			*stopped = st_ustop(st, ST_USTOP_BAD_RA);
+			return NULL;
+		}
 		st->unknown = 1;
 		*stopped = st_ustop(st, ST_USTOP_NO_MAPPING);
 		return NULL;
@@ -615,8 +623,10 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 			w->out[slot] |= ST_FRAME_EXACT;
 			return st_signal_step(st, buf, faultable);
 		}
-		if (tramp == ST_TRAMP_START_CONTEXT)
+		if (tramp == ST_TRAMP_START_CONTEXT) {
+			w->out[slot] |= ST_FRAME_EXACT; /* entered at its first byte, by ret */
 			return st_ustop(st, ST_USTOP_OUTERMOST);
+		}
 	}
 	if (st->mode == ST_UNWIND_TABLE)
 		return st_ustop(st, ST_USTOP_NO_TABLE);

@@ -146,10 +146,11 @@ static char *attach__binary(const struct probe_spec *s, int pid)
 	return path;
 }
 
+/* u: and ur: (@ret: at the function's return, a uretprobe). */
 static int attach__uprobe(struct probe_links *pl, const struct probe_spec *s,
-			  struct bpf_program *prog, int pid, __u64 cookie)
+			  struct bpf_program *prog, int pid, __u64 cookie, bool ret)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie, .retprobe = ret);
 	uint64_t off;
 	char *path;
 	int err;
@@ -166,7 +167,8 @@ static int attach__uprobe(struct probe_links *pl, const struct probe_spec *s,
 		err = links__add(pl, bpf_program__attach_uprobe_opts(prog, pid ? pid : -1, path,
 								     off, &opts));
 		if (err)
-			st_err("%s: cannot attach uprobe: %s", s->text, strerror(-err));
+			st_err("%s: cannot attach %s: %s", s->text, probe_kind_name(s->kind),
+			       strerror(-err));
 	}
 	free(path);
 	return err == -ENOENT ? -EINVAL : err;
@@ -226,11 +228,15 @@ static int attach__spec(struct probe_links *pl, const struct probe_spec *s,
 	case PROBE_TRACEPOINT:
 		return attach__tracepoint(pl, s, progs->tracepoint, cookie);
 	case PROBE_UPROBE:
-		return attach__uprobe(pl, s, progs->uprobe, pid, cookie);
+		return attach__uprobe(pl, s, progs->uprobe, pid, cookie, false);
+	case PROBE_URETPROBE:
+		return attach__uprobe(pl, s, progs->uretprobe, pid, cookie, true);
 	case PROBE_USDT:
 		return attach__usdt(pl, s, progs->usdt, pid, cookie);
 	case PROBE_KFUNC:
 		return attach__kfunc(pl, s, progs->kprobe, cookie);
+	case PROBE_KIND_MAX:
+		break;
 	}
 	return -EINVAL;
 }

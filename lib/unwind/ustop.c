@@ -11,7 +11,8 @@
 #define W_UNSUPPORTED "unwind rule not supported"
 #define W_FP_END "no unwind row and no valid frame pointer"
 #define W_NO_MAPPING "code not loaded yet"
-#define W_BAD_SWITCH "next frame on no stack the walk may switch to"
+#define W_BAD_SWITCH "stack switch refused (a loop, or too many)"
+#define W_BAD_RA "return address not in code"
 #define MARK(w) "[unwind stopped: " w "]"
 
 static const char *const reasons[ST_USTOP_MAX] = {
@@ -25,6 +26,7 @@ static const char *const reasons[ST_USTOP_MAX] = {
 	[ST_USTOP_FP_END] = W_FP_END,
 	[ST_USTOP_NO_MAPPING] = W_NO_MAPPING,
 	[ST_USTOP_BAD_SWITCH] = W_BAD_SWITCH,
+	[ST_USTOP_BAD_RA] = W_BAD_RA,
 };
 
 static const char *const marks[ST_USTOP_MAX] = {
@@ -36,6 +38,7 @@ static const char *const marks[ST_USTOP_MAX] = {
 	[ST_USTOP_FP_END] = MARK(W_FP_END),
 	[ST_USTOP_NO_MAPPING] = MARK(W_NO_MAPPING),
 	[ST_USTOP_BAD_SWITCH] = MARK(W_BAD_SWITCH),
+	[ST_USTOP_BAD_RA] = MARK(W_BAD_RA),
 };
 
 const char *ustop_reason(unsigned why)

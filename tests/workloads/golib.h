@@ -8,14 +8,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* The tracer attaches between "ready" and the byte; NULL @fifo means go now. */
-static inline void workload_ready_go(const char *fifo)
+/* Wait for a byte on @fifo; NULL @fifo means go now. */
+static inline void workload_wait_go(const char *fifo)
 {
 	char byte;
 	int fd;
 
-	printf("ready %d\n", getpid());
-	fflush(stdout);
 	if (!fifo)
 		return;
 	fd = open(fifo, O_RDONLY);
@@ -24,6 +22,14 @@ static inline void workload_ready_go(const char *fifo)
 		exit(1);
 	}
 	close(fd);
+}
+
+/* The tracer attaches between "ready" and the byte; NULL @fifo means go now. */
+static inline void workload_ready_go(const char *fifo)
+{
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+	workload_wait_go(fifo);
 }
 
 /* One getppid() with an inline syscall instruction: the caller is the innermost user frame. */

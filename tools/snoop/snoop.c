@@ -29,11 +29,12 @@ struct snoop {
 
 static const char doc[] =
 	"Print every event with its kernel and user stack.\v"
-	"PROBE is t:CATEGORY:NAME, u:PATH_OR_LIB:SYMBOL, usdt:PATH:PROVIDER:NAME or k:FUNCTION\n"
-	"(see 'stacktap count --help').\n"
+	"PROBE is t:CATEGORY:NAME, u:PATH_OR_LIB:SYMBOL, ur:PATH_OR_LIB:SYMBOL,\n"
+	"usdt:PATH:PROVIDER:NAME or k:FUNCTION (see 'stacktap count --help').\n"
 	"\nEXAMPLES:\n"
 	"  stacktap snoop t:syscalls:sys_enter_openat          # every openat() with stacks\n"
 	"  stacktap snoop -p 185 -n 10 u:c:malloc              # first 10 mallocs of PID 185\n"
+	"  stacktap snoop -p 185 ur:c:getaddrinfo              # each getaddrinfo() return\n"
 	"  stacktap snoop --json t:sched:sched_process_exec    # one JSON object per line\n";
 
 enum { OPT_JSON = 0x200 };
