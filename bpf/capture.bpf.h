@@ -100,27 +100,27 @@ static __always_inline __u32 st_capture_user(struct st_scratch *s, __u32 kd)
 }
 
 /*
- * Deferred mode: the cookie of this kernel entry in the record and no user
- * frames now, or the walk now where it must happen at the event.
+ * Deferred mode: the cookie of this kernel entry in the record, the walk
+ * later; or not, where the walk must happen at the event.
  *
- * Return: user frames placed in the record now.
+ * Return: true when deferred (no user frames now).
  */
-static __always_inline __u32 st_capture_user_later(void *ctx, struct st_scratch *s, __u32 kd,
-						   struct task_struct *task)
+static __always_inline bool st_defer_user(void *ctx, struct st_scratch *s,
+					  struct task_struct *task)
 {
 	__u64 cookie;
 
 	if ((task->flags & ST_PF_EXITING) || ctx == (void *)bpf_task_pt_regs(task) ||
 	    st_defer_unknown_process(s->ev.pid)) {
 		st_stat_inc(ST_STAT_USYNC);
-		return st_capture_user(s, kd);
+		return false;
 	}
 	cookie = st_defer_request(task, s->ev.tid);
 	if (!cookie)
-		return st_capture_user(s, kd);
+		return false;
 	s->ev.flags |= ST_EV_UDEFERRED;
 	s->ev.cookie = cookie;
-	return 0;
+	return true;
 }
 
 /* The user stack: now, later, or (copy mode) only as a copy. */
@@ -136,8 +136,9 @@ static __always_inline __u32 st_capture_ustack(void *ctx, struct st_scratch *s, 
 	}
 	if (st_cfg.unwind == ST_UNWIND_COPY)
 		return 0;
-	if (st_cfg.user_mode == ST_USER_DEFERRED)
-		return st_capture_user_later(ctx, s, kd, task);
+	/* One call of the walk below: the verifier checks its loop once per program. */
+	if (st_cfg.user_mode == ST_USER_DEFERRED && st_defer_user(ctx, s, task))
+		return 0;
 	return st_capture_user(s, kd);
 }
 

@@ -152,7 +152,8 @@ struct st_uwalk_state {
 	struct st_ustack_left left[ST_USTACK_SWITCHES];
 	__u64 tramp; /* the uretprobe trampoline's address; 0: no uretprobe pending */
 	__u64 ri;    /* the next pending struct return_instance (kernel pointer) */
-	__u32 frame0;     /* enum st_frame0: how frame 0 is unwound */
+	__u32 frame0;     /* enum st_frame0: how frame 0 is unwound (NONE once it is) */
+	__u32 pc_off;     /* 1: ip is a return address, looked up at ip - 1; 0: an exact pc */
 	__u32 switched;   /* this step moved to another stack: its RA must be code */
 	__u32 bp_unknown; /* a row left the caller's rbp undefined: bp is no frame pointer */
 	__u32 fp_frames;  /* frames found by frame pointer (counted once per walk) */
@@ -167,18 +168,23 @@ struct {
 
 /* How frame 0 is looked up and unwound. */
 enum st_frame0 {
-	ST_FRAME0_PC,        /* its pc is exact: looked up as is */
+	ST_FRAME0_NONE,      /* nothing special (and every frame after the first) */
 	ST_FRAME0_SYSCALL,   /* in a system call: pc is the instruction after it, looked up at pc - 1
 			      * (a syscall may be a function's last instruction) */
 	ST_FRAME0_SIGRETURN, /* in rt_sigreturn: the trampoline, sp at the ucontext */
 	ST_FRAME0_ENTRY,     /* a uprobe at a function's first instruction: RA at [sp] */
 };
 
-/* On the stack: only the pointers bpf_loop()'s context must carry. */
+/*
+ * On the stack: the pointers bpf_loop()'s context must carry, and the mode:
+ * a constant there (callers pass st_cfg.unwind, read-only data), so the
+ * verifier drops the rules a mode never uses instead of checking them all.
+ */
 struct st_uwalk {
 	struct st_uwalk_state *st;
 	__u64 *out;            /* the first user slot of the record's ips[] */
 	struct st_uproc *proc; /* NULL: process unknown (or fp mode) */
+	__u32 mode;            /* enum st_unwind_mode */
 };
 
 static __always_inline void st_ustat_add(__u32 which, __u64 n)
@@ -344,11 +350,13 @@ static __always_inline bool st_vma_of(__u64 addr, struct st_vma *v)
  * to. Return: 0 when the walk may go on there, 1 when it stopped (@why, or
  * ST_USTOP_BAD_SWITCH).
  */
-static __noinline int st_switch(struct st_uwalk_state *st, __u64 cfa, __u32 why)
+__noinline int st_switch(struct st_uwalk_state *st, __u64 cfa, __u32 why)
 {
 	struct st_vma v;
 	__u32 i, k;
 
+	if (!st)
+		return 1;
 	if (!st->stack_hi) {
 		if (!st_vma_of(st->sp, &v))
 			return st_ustop(st, why);
@@ -394,7 +402,7 @@ static __always_inline int st_up(struct st_uwalk_state *st, __u64 cfa, __u32 why
 }
 
 /* A return address read on a stack just switched to must be code, or the switch was garbage. */
-static __noinline bool st_ra_is_code(__u64 ra)
+__noinline bool st_ra_is_code(__u64 ra)
 {
 	struct st_vma v;
 
@@ -407,11 +415,14 @@ static __noinline bool st_ra_is_code(__u64 ra)
  * probed one left two instances on one stack slot ("chained"): both are used
  * up here.
  */
-static __noinline __u64 st_uretprobe_ra(struct st_uwalk_state *st, __u64 ra)
+__noinline __u64 st_uretprobe_ra(struct st_uwalk_state *st, __u64 ra)
 {
-	struct return_instance *ri = (struct return_instance *)st->ri;
+	struct return_instance *ri;
 	__u64 real;
 
+	if (!st)
+		return ra;
+	ri = (struct return_instance *)st->ri;
 	if (ra != st->tramp || !ri)
 		return ra;
 	real = BPF_CORE_READ(ri, orig_ret_vaddr);
@@ -437,6 +448,7 @@ static __always_inline int st_to_caller(struct st_uwalk_state *st, __u64 cfa, __
 	st->bp_unknown = bp_unknown;
 	st->ip = ra;
 	st->mark = mark;
+	st->pc_off = 1;
 	return 0;
 }
 
@@ -526,6 +538,7 @@ static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, bool
 	st->bp = buf[0];
 	st->bp_unknown = 0;
 	st->mark = ST_FRAME_EXACT;
+	st->pc_off = 0;
 	return 0;
 }
 
@@ -560,7 +573,7 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 	struct st_umap *m;
 
 	*stopped = 0;
-	if (st->mode == ST_UNWIND_FP || !w->proc)
+	if (w->mode == ST_UNWIND_FP || !w->proc)
 		return NULL;
 	m = st_find_map(st, w->proc, pc);
 	/*
@@ -569,7 +582,7 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 	 * or is no code at all (a return address read from a broken frame).
 	 */
 	if (!m) {
-		if (st->n > 1 && !st_ra_is_code(st->ip)) {
+		if (st->pc_off && !st_ra_is_code(st->ip)) {
 			*stopped = st_ustop(st, ST_USTOP_BAD_RA);
 			return NULL;
 		}
@@ -580,55 +593,64 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 	return m->nrows ? st_find_row(st, m, pc) : NULL;
 }
 
+/* The frame just stored is exact too (a trampoline): mark it, the index read afresh. */
+static __always_inline void st_mark_exact(struct st_uwalk *w)
+{
+	w->out[(ST_VOL(w->st->n) - 1) & (ST_MAX_USTACK - 1)] |= ST_FRAME_EXACT;
+}
+
+/*
+ * One frame. The decisions below read the walk's state from map memory and
+ * never branch on the frame count: a branch on it would make the verifier
+ * check the store of every frame apart (its index is precise), and so the
+ * whole step several times over.
+ */
 static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 {
 	struct st_uwalk_state *st = w->st;
-	__u32 n = st->n, slot = n & (ST_MAX_USTACK - 1);
+	__u32 n = st->n, frame0 = st->frame0;
 	struct unwind_row *row;
-	__u64 pc, buf[2];
+	__u64 buf[2];
 	int stopped;
 
 	if (!st->ip)
 		return st_ustop(st, ST_USTOP_OUTERMOST);
 	if (n >= st->max || n >= ST_MAX_USTACK)
 		return st_ustop(st, ST_USTOP_DEPTH);
-	w->out[slot] = st->ip | st->mark;
+	w->out[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
 	st->n = n + 1;
-	if (!n && st->frame0 == ST_FRAME0_SIGRETURN)
+	st->frame0 = ST_FRAME0_NONE;
+	if (frame0 == ST_FRAME0_SIGRETURN)
 		return st_signal_step(st, buf, faultable);
-	if (n)
-		pc = st->mark & ST_FRAME_EXACT ? st->ip : st->ip - 1;
-	else
-		pc = st->frame0 == ST_FRAME0_SYSCALL ? st->ip - 1 : st->ip;
-	row = st_row_of(w, pc, &stopped);
+	row = st_row_of(w, st->ip - st->pc_off, &stopped);
 	if (stopped)
 		return 1;
 	if (row && row->cfa == UNWIND_CFA_SIGNAL) {
-		w->out[slot] |= ST_FRAME_EXACT; /* the trampoline itself is named at its address */
+		st_mark_exact(w); /* the trampoline itself is named at its address */
 		return st_signal_step(st, buf, faultable);
 	}
 	if (row && row->cfa != UNWIND_CFA_NONE)
 		return st_row_step(st, row, buf, faultable);
-	if (!n && st->frame0 == ST_FRAME0_ENTRY)
+	if (frame0 == ST_FRAME0_ENTRY)
 		return st_entry_step(st, buf, faultable);
 	/*
-	 * No row: a trampoline is told by its code. Reading it costs as much as a
-	 * frame-pointer step, so fp mode (frame pointers only, as fast as it
-	 * goes) does not look.
+	 * No row and a return address: a trampoline is told by its code. Reading
+	 * it costs as much as a frame-pointer step, so fp mode (frame pointers
+	 * only, as fast as it goes) does not look.
 	 */
-	if (n && st->mode != ST_UNWIND_FP) {
+	if (w->mode != ST_UNWIND_FP && frame0 == ST_FRAME0_NONE && st->pc_off) {
 		__u32 tramp = st_trampoline(st->ip, buf, faultable);
 
 		if (tramp == ST_TRAMP_SIGRETURN) {
-			w->out[slot] |= ST_FRAME_EXACT;
+			st_mark_exact(w);
 			return st_signal_step(st, buf, faultable);
 		}
 		if (tramp == ST_TRAMP_START_CONTEXT) {
-			w->out[slot] |= ST_FRAME_EXACT; /* entered at its first byte, by ret */
+			st_mark_exact(w); /* entered at its first byte, by ret */
 			return st_ustop(st, ST_USTOP_OUTERMOST);
 		}
 	}
-	if (st->mode == ST_UNWIND_TABLE)
+	if (w->mode == ST_UNWIND_TABLE)
 		return st_ustop(st, ST_USTOP_NO_TABLE);
 	return st_fp_step(st, buf, faultable);
 }
@@ -670,7 +692,7 @@ static __always_inline __u32 st_frame0_of(struct pt_regs *regs)
 	long nr = regs->orig_ax;
 
 	if (nr < 0)
-		return ST_FRAME0_PC;
+		return ST_FRAME0_NONE;
 	return nr == ST_NR_RT_SIGRETURN ? ST_FRAME0_SIGRETURN : ST_FRAME0_SYSCALL;
 }
 
@@ -703,7 +725,9 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 	w.st->bp = regs->bp;
 	w.st->max = max;
 	w.st->mode = mode;
+	w.mode = mode;
 	w.st->frame0 = st_frame0_of(regs);
+	w.st->pc_off = w.st->frame0 == ST_FRAME0_SYSCALL;
 	st_uwalk_uprobes(w.st, task);
 	if (mode != ST_UNWIND_FP) {
 		w.proc = bpf_map_lookup_elem(&st_uprocs, &pid);
