@@ -550,7 +550,7 @@ enum st_tramp {
 
 /*
  * A return address no row describes pointing at a trampoline, told by its
- * first bytes: a sigreturn trampoline without CFI (musl, static binaries),
+ * first bytes: a sigreturn trampoline without CFI (musl, built without unwind tables),
  * or glibc's __start_context, which makecontext() makes the return address
  * of a coroutine's function (mov %rbx,%rsp; mov (%rsp),%rdi; test %rdi,%rdi;
  * its FDE starts at the function, so no row covers the return address - 1).
@@ -566,13 +566,21 @@ static __noinline __u32 st_trampoline(__u64 ip, __u64 *buf, bool faultable)
 	return ST_TRAMP_NONE;
 }
 
-/* The row for @pc, NULL for none; 1 in *stopped when the walk must end here. */
-static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc, int *stopped)
+/*
+ * The row for @pc, NULL for none; in *how 1 when the walk must end here,
+ * 2 where a trampoline may hide, else 0. A trampoline may hide in a file
+ * without rows (JIT code, a libc built without unwind tables), and where a
+ * return address without a row is the first byte of the next row (of the
+ * FDE of a function entered by ret, as glibc's __start_context): an
+ * ordinary return address lies inside its caller.
+ */
+static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc, int *how)
 {
 	struct st_uwalk_state *st = w->st;
+	struct unwind_row *row;
 	struct st_umap *m;
 
-	*stopped = 0;
+	*how = 2;
 	if (w->mode == ST_UNWIND_FP || !w->proc)
 		return NULL;
 	m = st_find_map(st, w->proc, pc);
@@ -583,14 +591,18 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 	 */
 	if (!m) {
 		if (st->pc_off && !st_ra_is_code(st->ip)) {
-			*stopped = st_ustop(st, ST_USTOP_BAD_RA);
+			*how = st_ustop(st, ST_USTOP_BAD_RA);
 			return NULL;
 		}
 		st->unknown = 1;
-		*stopped = st_ustop(st, ST_USTOP_NO_MAPPING);
+		*how = st_ustop(st, ST_USTOP_NO_MAPPING);
 		return NULL;
 	}
-	return m->nrows ? st_find_row(st, m, pc) : NULL;
+	if (!m->nrows)
+		return NULL;
+	row = st_find_row(st, m, pc);
+	*how = (!row || row->cfa == UNWIND_CFA_NONE) && ST_VOL(st->row_hi) == st->ip ? 2 : 0;
+	return row;
 }
 
 /* The frame just stored is exact too (a trampoline): mark it, the index read afresh. */
@@ -611,7 +623,7 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	__u32 n = st->n, frame0 = st->frame0;
 	struct unwind_row *row;
 	__u64 buf[2];
-	int stopped;
+	int how;
 
 	if (!st->ip)
 		return st_ustop(st, ST_USTOP_OUTERMOST);
@@ -622,8 +634,8 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	st->frame0 = ST_FRAME0_NONE;
 	if (frame0 == ST_FRAME0_SIGRETURN)
 		return st_signal_step(st, buf, faultable);
-	row = st_row_of(w, st->ip - st->pc_off, &stopped);
-	if (stopped)
+	row = st_row_of(w, st->ip - st->pc_off, &how);
+	if (how == 1)
 		return 1;
 	if (row && row->cfa == UNWIND_CFA_SIGNAL) {
 		st_mark_exact(w); /* the trampoline itself is named at its address */
@@ -634,11 +646,13 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	if (frame0 == ST_FRAME0_ENTRY)
 		return st_entry_step(st, buf, faultable);
 	/*
-	 * No row and a return address: a trampoline is told by its code. Reading
-	 * it costs as much as a frame-pointer step, so fp mode (frame pointers
-	 * only, as fast as it goes) does not look.
+	 * A return address where a trampoline may hide (st_row_of()): it is told
+	 * by its code. Reading it costs as much as a frame-pointer step, so it is
+	 * not done in fp mode (frame pointers only, as fast as it goes), nor for
+	 * every row-less frame (Go's code in a cgo binary is walked frame after
+	 * frame by frame pointers).
 	 */
-	if (w->mode != ST_UNWIND_FP && frame0 == ST_FRAME0_NONE && st->pc_off) {
+	if (w->mode != ST_UNWIND_FP && how == 2 && frame0 == ST_FRAME0_NONE && st->pc_off) {
 		__u32 tramp = st_trampoline(st->ip, buf, faultable);
 
 		if (tramp == ST_TRAMP_SIGRETURN) {

@@ -193,11 +193,12 @@ static int procs__open_checked(const char *path, uint64_t inode)
 	struct stat st;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO put where the mapped file was would block the open forever. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	/* Only the inode: overlayfs reports another device in maps than stat does. */
-	if (fstat(fd, &st) || (uint64_t)st.st_ino != inode) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != inode) {
 		close(fd);
 		return -1;
 	}
