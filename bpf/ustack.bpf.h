@@ -643,8 +643,6 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	}
 	if (row && row->cfa != UNWIND_CFA_NONE)
 		return st_row_step(st, row, buf, faultable);
-	if (frame0 == ST_FRAME0_ENTRY)
-		return st_entry_step(st, buf, faultable);
 	/*
 	 * A return address where a trampoline may hide (st_row_of()): it is told
 	 * by its code. Reading it costs as much as a frame-pointer step, so it is
@@ -666,6 +664,8 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	}
 	if (w->mode == ST_UNWIND_TABLE)
 		return st_ustop(st, ST_USTOP_NO_TABLE);
+	if (frame0 == ST_FRAME0_ENTRY)
+		return st_entry_step(st, buf, faultable);
 	return st_fp_step(st, buf, faultable);
 }
 
@@ -700,12 +700,17 @@ static __always_inline void st_uwalk_uprobes(struct st_uwalk_state *st, struct t
 		st->frame0 = ST_FRAME0_ENTRY;
 }
 
-/* In a system call (orig_ax is its number; -1 for an interrupt or exception)? */
+/*
+ * In a system call? orig_ax is its number (-1 for an interrupt or an
+ * exception), and the syscall instruction left the address after it in rcx
+ * as in ip: a signal frame set up on the way out (before a deferred walk)
+ * moved ip to the handler.
+ */
 static __always_inline __u32 st_frame0_of(struct pt_regs *regs)
 {
 	long nr = regs->orig_ax;
 
-	if (nr < 0)
+	if (nr < 0 || regs->cx != regs->ip)
 		return ST_FRAME0_NONE;
 	return nr == ST_NR_RT_SIGRETURN ? ST_FRAME0_SIGRETURN : ST_FRAME0_SYSCALL;
 }
