@@ -108,7 +108,6 @@ struct st_defer_req {
 	__u64 cookie;
 	__u64 start_time;         /* task->start_time of the requester */
 	struct bpf_task_work tw;  /* the task's one request */
-	struct st_uwalk_state walk; /* the walk's state: the walk may sleep */
 };
 
 struct {
@@ -125,10 +124,17 @@ struct {
 	__type(value, __u64);
 } st_defer_seq SEC(".maps");
 
-/* The record the callback fills in place: header, then room for the walk. */
+/*
+ * The record the callback fills in place: header, then room for the walk,
+ * then the walk's state. The walk may sleep on a fault, so its state cannot
+ * be the CPU's; here it costs 200 bytes of ring buffer a walk instead of as
+ * many in each of ST_DEFER_MAX_TASKS requests. User space reads the header
+ * and udepth frames, and skips the rest.
+ */
 struct st_ustack_rec {
 	struct st_ustack h;
 	__u64 ips[ST_MAX_USTACK];
+	struct st_uwalk_state walk;
 };
 
 static __always_inline void st_defer_count(struct st_ustack *h)
@@ -193,7 +199,7 @@ static __always_inline bool st_defer_send_copy(struct pt_regs *regs,
 	c = bpf_ringbuf_reserve(&st_events, sizeof(*c), 0);
 	if (!c)
 		return false;
-	if (bpf_probe_read_kernel(c, sizeof(*r), r)) {
+	if (bpf_probe_read_kernel(c, offsetof(struct st_ustack_rec, walk), r)) {
 		bpf_ringbuf_discard(c, 0);
 		return false;
 	}
@@ -243,7 +249,7 @@ static __always_inline void st_defer_walk(struct st_defer_req *req)
 	if (!r)
 		return st_defer_send_lost(cookie);
 	st_defer_header(&r->h, cookie);
-	if (st_defer_walk_user(regs, r, &req->walk) && st_defer_send_copy(regs, r))
+	if (st_defer_walk_user(regs, r, &r->walk) && st_defer_send_copy(regs, r))
 		bpf_ringbuf_discard(r, 0);
 	else
 		bpf_ringbuf_submit(r, st_rb_flags());

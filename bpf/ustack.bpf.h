@@ -127,8 +127,8 @@ struct st_ustack_left {
  * bpf_loop() iteration, the callback's states never converge and the
  * program hits the million-instruction limit. Map memory is opaque to it.
  * Walks at the event use the per-CPU slot; a faultable walk, which may sleep
- * while another task's walk runs on the same CPU, brings its own (the
- * deferred request's map value, one per task).
+ * while another task's walk runs on the same CPU, brings its own (in the
+ * deferred walk's ring-buffer record).
  */
 struct st_uwalk_state {
 	__u64 ip, sp, bp;
