@@ -23,7 +23,6 @@
 #include "lib/probe/attach.h"
 #include "lib/probe/resolve.h"
 #include "lib/proc/maps.h"
-#include "lib/sym/elf_file.h"
 #include "lib/util/log.h"
 
 struct probe_links {

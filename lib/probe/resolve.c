@@ -14,7 +14,7 @@
 
 #include "lib/probe/resolve.h"
 #include "lib/proc/maps.h"
-#include "lib/sym/elf_file.h"
+#include "lib/elf/elf_file.h"
 
 /* "c" matches libc.so.6; "pthread" matches libpthread.so.0; "ld-linux-x86-64.so.2" itself. */
 static int resolve__lib_matches(const char *base, const char *name)

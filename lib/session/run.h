@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What every capturing tool sets up around its loaded BPF object: the
- * symbolizer, the walker's unwind tables, the process tracker fed by the
- * lifecycle probes, and the session whose complete events reach the tool
- * after their process is known.
+ * process registry fed by the lifecycle probes (the one model of processes
+ * and files), the symbolizer over it, its views (the walker's unwind
+ * tables, the copy unwinder), and the session whose complete events reach
+ * the tool after their process is known.
  */
 #ifndef ST_SESSION_RUN_H
 #define ST_SESSION_RUN_H
@@ -12,23 +13,23 @@
 #include "lib/session/session.h"
 
 struct bpf_object;
+struct proc_registry;
 struct symbolizer;
 struct bpf_tables;
-struct proc_tracker;
 struct proc_events;
 struct copy_unwinder;
 struct copy_stage;
 
 struct st_run {
 	const struct st_common_opts *common;
+	struct proc_registry *procs; /* processes' mappings over time, and their files */
 	struct symbolizer *sym;
 	struct bpf_tables *tables; /* NULL in fp mode */
-	struct proc_tracker *tracker;
 	struct copy_unwinder *cu;  /* with tables: unwinds copies the walker sent */
 	struct copy_stage *copy;
 	struct proc_events *proc_events;
 	struct session *session;
-	struct session_opts tool; /* the tool's callbacks, behind the tracker */
+	struct session_opts tool; /* the tool's callbacks, behind the registry */
 };
 
 /**

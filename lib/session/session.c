@@ -83,7 +83,7 @@ static int session__on_proc(struct session *s, const void *data, size_t size)
 {
 	const struct st_proc_event *pe = data;
 
-	/* EXEC and EXIT records stop before the mapping; only MAP records are whole. */
+	/* Only MAP records carry the path; the others stop before it. */
 	if (size < offsetof(struct st_proc_event, comps) ||
 	    (pe->what == ST_PROC_MAP && size < sizeof(*pe)))
 		st_warn("session: short process record of %zu bytes ignored", size);

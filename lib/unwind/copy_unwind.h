@@ -11,12 +11,17 @@
 #include <stdint.h>
 
 #include "bpf/record.h"
+#include "lib/unwind/table.h"
 #include "lib/unwind/unwinder.h"
 
 struct copy_unwinder;
 
-/** copy_unwinder__new() - Return: an unwinder, or NULL (ENOMEM). */
-struct copy_unwinder *copy_unwinder__new(void);
+/**
+ * copy_unwinder__new() - @src: where a mapped file's table comes from (copied).
+ *
+ * Return: an unwinder, or NULL (ENOMEM).
+ */
+struct copy_unwinder *copy_unwinder__new(const struct unwind_table_source *src);
 
 /**
  * copy_unwinder__see() - (re)read @pid's executable mappings and their tables.
@@ -27,7 +32,7 @@ int copy_unwinder__see(struct copy_unwinder *cu, int pid);
 
 struct proc_map;
 
-/** copy_unwinder__set_maps() - @pid's mappings as the process tracker knows them. */
+/** copy_unwinder__set_maps() - @pid's mappings as the process registry knows them. */
 int copy_unwinder__set_maps(struct copy_unwinder *cu, int pid, const struct proc_map *maps,
 			    size_t n);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "lib/sym/elf_file.h"
+#include "lib/elf/elf_file.h"
 #include "lib/unwind/table.h"
 #include "tests/unit/check.h"
 

@@ -13,7 +13,7 @@
 
 #include "lib/out/folded.h"
 #include "lib/out/text.h"
-#include "lib/report/raw_stacks.h"
+#include "lib/pipeline/raw_stacks.h"
 #include "lib/report/report.h"
 #include "lib/util/log.h"
 #include "lib/util/parse.h"
@@ -133,13 +133,15 @@ static int count_run(struct count *c)
 	};
 	int err;
 
-	c->raw = raw_stacks__new();
 	c->out = st_common_opts__open_output(&c->run.common);
-	if (!c->raw || !c->out)
+	if (!c->out)
 		return 1;
 	err = events_run__start(&c->run, &so);
 	if (err)
 		return events_run__exit_code(err);
+	c->raw = raw_stacks__new(c->run.st.sym);
+	if (!c->raw)
+		return 1;
 	err = session__run(c->run.st.session);
 	count_print(c);
 	events_run__report(&c->run);

@@ -23,7 +23,7 @@ struct events_run {
 	size_t nspecs;
 	struct events_bpf *skel;
 	struct probe_links *links;
-	struct st_run st; /* symbolizer, tables, tracker, session: lib/session/run.h */
+	struct st_run st; /* registry, symbolizer, tables, session: lib/session/run.h */
 };
 
 /**

@@ -24,7 +24,7 @@
 #include "skel/offcpu.skel.h"
 #include "lib/out/folded.h"
 #include "lib/out/text.h"
-#include "lib/report/raw_stacks.h"
+#include "lib/pipeline/raw_stacks.h"
 #include "lib/session/capture_maps.h"
 #include "lib/session/run.h"
 #include "lib/util/log.h"
@@ -330,14 +330,15 @@ static int offcpu_run(struct offcpu *o)
 	};
 	int err;
 
-	o->raw = raw_stacks__new();
 	o->out = st_common_opts__open_output(&o->common);
-	if (!o->raw || !o->out)
+	if (!o->out)
 		return 1;
 	st_libbpf_logging(o->common.debug);
 	err = offcpu__load(o);
 	if (!err)
 		err = st_run__start(&o->run, o->skel->obj, &o->common, &so);
+	if (!err && !(o->raw = raw_stacks__new(o->run.sym)))
+		err = -ENOMEM;
 	if (err)
 		return 1;
 	o->link = bpf_program__attach(o->skel->progs.st_offcpu_switch);

@@ -2,7 +2,7 @@
 /*
  * stacktap profile: sample on-CPU stacks at a fixed frequency with perf
  * cpu-clock events, like bcc's profile. Samples are counted per distinct
- * stack exactly (lib/report/raw_stacks.h) and printed as count prints them.
+ * stack exactly (lib/pipeline/raw_stacks.h) and printed as count prints them.
  */
 #include <argp.h>
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include "skel/profile.skel.h"
 #include "lib/out/folded.h"
 #include "lib/out/text.h"
-#include "lib/report/raw_stacks.h"
+#include "lib/pipeline/raw_stacks.h"
 #include "lib/session/capture_maps.h"
 #include "lib/session/run.h"
 #include "lib/util/log.h"
@@ -223,14 +223,15 @@ static int profile_run(struct profile *p)
 	};
 	int err;
 
-	p->raw = raw_stacks__new();
 	p->out = st_common_opts__open_output(&p->common);
-	if (!p->raw || !p->out)
+	if (!p->out)
 		return 1;
 	st_libbpf_logging(p->common.debug);
 	err = profile__load(p);
 	if (!err)
 		err = st_run__start(&p->run, p->skel->obj, &p->common, &so);
+	if (!err && !(p->raw = raw_stacks__new(p->run.sym)))
+		err = -ENOMEM;
 	if (!err)
 		err = profile__attach(p);
 	if (err)

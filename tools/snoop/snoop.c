@@ -101,7 +101,7 @@ static int snoop_on_event(void *ctx, const struct st_event *ev, const uint64_t *
 
 	if (!s->t0)
 		s->t0 = ev->ts;
-	s->err = event_frames__build(&ef, s->run.st.sym, ev->pid, ips, ev->kdepth, ev->udepth,
+	s->err = event_frames__build(&ef, s->run.st.sym, ev->pid, ev->ts, ips, ev->kdepth, ev->udepth,
 				     ev->udepth ? NULL : joiner_lost_frame(ev->flags));
 	if (s->err)
 		return 1;
