@@ -169,6 +169,8 @@ int st_proc_exec(void *ctx)
 
 	if (!st_proc_wanted(pid))
 		return 0;
+	/* The walker's entry (a fork's copy, or the old image's) describes mappings gone now. */
+	bpf_map_delete_elem(&st_uprocs, &pid);
 	st_proc_send(pid, ST_PROC_EXEC);
 	/* The kernel mapped the binary and its interpreter itself: describe both now. */
 	st_proc_send_map(pid, BPF_CORE_READ(task, mm, start_code));
