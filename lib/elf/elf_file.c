@@ -456,6 +456,7 @@ static void elf_file__load_syms(struct elf_file *ef)
 		goto err_free;
 	if (!symtab && (dbg = elf_file__debug_elf(ef, NULL)) != NULL)
 		elf_symtab__add(ef->syms, dbg, false, &dbg_symtab);
+	/* SEAM(minidebug): !symtab && !dbg_symtab: add the .symtab of .gnu_debugdata here. */
 	if (!elf_symtab__finish(ef->syms))
 		return;
 err_free:

@@ -11,14 +11,17 @@
  *   - parts other layers build from it and hang here, so that they too are
  *     built once per file: the unwind table (lib/unwind/table.c).
  *
- * Name sources plug in per file, in this order (docs/frames.md):
- *   1. elf_file__find_sym()            the symbol tables          (here)
- *   2. SEAM(names): .gopclntab for Go binaries without .symtab, and the
- *      MiniDebugInfo .gnu_debugdata symtab: sources of an Elf* or a buffer,
- *      read from elf_file__elf() as the symbol tables are.
- *   3. SEAM(inline): DWARF inline chains and lines, per batch of sorted
- *      offsets, from elf_file__dwarf_elf(): the debug file when there is
- *      one, else the file itself.
+ * Name sources plug in per file, in this order (docs/frames.md; the modules
+ * are i9names's, docs/names.md):
+ *   1. elf_file__find_sym(): .symtab + .dynsym, else the debug file's .symtab;
+ *      SEAM(minidebug): else .dynsym merged with the .symtab of
+ *      lib/elf/minidebug.h (minidebug__open(elf_file__elf(ef), name)), in
+ *      elf_file__load_syms();
+ *   2. SEAM(go): lib/sym/gopclntab.h for a file without function symbols
+ *      (gopclntab__from_elf(elf_file__elf(ef)), kept as ELF_PART_GOPCLNTAB);
+ *   3. SEAM(inline): lib/sym/dwarf_inline.h on the Dwarf of
+ *      elf_file__dwarf_elf() (kept as ELF_PART_DWARF), one batch per run of
+ *      sorted offsets of this file.
  * lib/sym/symbolizer.c calls them, grouped by file and sorted by offset.
  *
  * The content is hostile: every length is checked against the file, and a
@@ -49,7 +52,9 @@ struct elf_seg {
 
 /* Parts other layers build from a file; the file frees them with itself. */
 enum elf_part {
-	ELF_PART_UNWIND, /* struct unwind_table (lib/unwind/table.c) */
+	ELF_PART_UNWIND,    /* struct unwind_table (lib/unwind/table.c) */
+	ELF_PART_DWARF,     /* SEAM(inline): the file's DWARF reader (lib/sym/dwarf_inline.h) */
+	ELF_PART_GOPCLNTAB, /* SEAM(go): its Go function table (lib/sym/gopclntab.h) */
 	ELF_PART_MAX,
 };
 

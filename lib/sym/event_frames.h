@@ -8,6 +8,8 @@
  * after its process is gone; naming comes after, in one batch over many
  * events (symbolizer__name()). Marks that stand for no code ("[user stack
  * lost: R]", and where a walk was cut or stopped) are added here too.
+ * SEAM(inline): inline frames found by naming become REPORT_FRAME_INLINE
+ * frames of their own above the frame they were inlined into, here.
  */
 #ifndef ST_EVENT_FRAMES_H
 #define ST_EVENT_FRAMES_H

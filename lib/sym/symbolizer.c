@@ -94,8 +94,9 @@ static int name__file_offset(struct symbolizer *sz, struct report_frame *f)
 
 /*
  * Code outside any file: one name for all of it, as perf's "[anon]", so
- * stacks through JIT code merge. SEAM(jit): a perf map of @pid
- * (/tmp/perf-PID.map) names such frames before this fallback.
+ * stacks through JIT code merge. SEAM(jit): the perf map of @pid
+ * (lib/sym/perf_map.h: perf_map__find(map, f->addr), run-time addresses)
+ * names such frames before this fallback.
  */
 static int name__anon(struct symbolizer *sz, int pid, struct report_frame *f)
 {
@@ -145,10 +146,14 @@ static int name_ref__cmp(const void *pa, const void *pb)
 
 /*
  * User frames, grouped by file and in offset order: each file's symbol
- * table is read once (on its first lookup) and walked forward.
- * SEAM(inline): DWARF inline chains and lines for a file's sorted offsets
- * (elf_file__dwarf_elf()) are looked up here, per run of one file.
- * SEAM(demangle): the names found here are what gets demangled.
+ * table is read once (on its first lookup) and walked forward. Seams, in
+ * the order docs/names.md gives them:
+ * SEAM(go): no symbol in a file without symbols: gopclntab__find() of the
+ *   file's ELF_PART_GOPCLNTAB, at the same link-time address (vaddr).
+ * SEAM(inline): per run of one file, dwarf_inline__batch() over its sorted
+ *   vaddrs (ELF_PART_DWARF) gives each frame its inline chain and line.
+ * SEAM(demangle): the names found here are what sym_demangle_buf() turns
+ *   into what people read, once per distinct name.
  */
 static int name__user_batch(struct symbolizer *sz, struct name_ref *refs, size_t n)
 {
