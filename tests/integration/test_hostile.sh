@@ -21,10 +21,11 @@ hostile_case() {
 	mkfifo -m 666 "$dir/go"
 	chown -R nobody:nogroup "$dir"
 	pidfile=$TMP/$mode.pid
-	# strace -f sees every open of stacktap; sh writes the pid stacktap will have.
+	# strace -f sees every open of stacktap; sh writes the pid stacktap will have. The
+	# ring buffer holds what the whole machine does while stacktap is stopped.
 	timeout 60 strace -f -qq -o "$TMP/$mode.strace" -e trace=open,openat,openat2 \
 		sh -c 'echo $$ > "$0"; exec "$@"' "$pidfile" \
-		"$ST" count -U --unwind=fp -D 4 t:syscalls:sys_enter_getpriority \
+		"$ST" count -U --unwind=fp --ringbuf-kb 65536 -D 4 t:syscalls:sys_enter_getpriority \
 		> "$TMP/$mode.out" 2> "$TMP/$mode.err" &
 	tpid=$!
 	ST_PIDS+=("$tpid")
@@ -43,6 +44,7 @@ hostile_case() {
 	wait "$tpid"
 	rc=$?
 	expect_eq "$mode-on-time-rc0" "$rc" 0
+	expect_eq "$mode-nothing-dropped" "$(grep -c 'dropped' "$TMP/$mode.err")" 0
 	# The frames in the refused file: hostile_b's syscall, main's call (fp walk: the
 	# leaf hostile_a keeps no frame), named by file and offset only.
 	awk 'BEGIN { RS = ""; ORS = "\n\n" } /\(hostile\+0x/' "$TMP/$mode.out" |

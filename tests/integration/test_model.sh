@@ -43,7 +43,7 @@ expect_file_eq dlmany-each-library "$TMP/dlmany.out" "$TMP/dlmany.want"
 # --- 200 runs of a stripped PIE merge into one stack --------------------------
 # Frames without a symbol read "[unknown] (FILE+0xOFFSET)": the same in every run.
 X=$W/exitchain_stripped
-traced_while stripped -- count -U t:syscalls:sys_enter_exit_group -- \
+traced_while stripped -- count -U --ringbuf-kb 32768 t:syscalls:sys_enter_exit_group -- \
 	bash -c "for i in \$(seq 200); do '$X'; done"
 blocks_with "$TMP/stripped.out" 'exitchain_stripped' > "$TMP/stripped.blocks"
 # What each offset is, by the unstripped twin's symbols.
@@ -58,7 +58,8 @@ expect_eq stripped-pie-unknown-names "$(grep -c '^  \[unknown\] (exitchain_strip
 # --- fork, then exec a moment later -------------------------------------------
 # The child's stack at execve is its parent's code: the child maps what the parent
 # maps from fork() on (registry and BPF walker), so every one is whole and named.
-traced_while forkexec -- count -U t:syscalls:sys_enter_execve -- "$W/forkexec" 50 /bin/true
+traced_while forkexec -- count -U --ringbuf-kb 32768 t:syscalls:sys_enter_execve -- \
+	"$W/forkexec" 50 /bin/true
 blocks_with "$TMP/forkexec.out" 'spawn_one' > "$TMP/forkexec.got"
 stack_block execve spawn_one spawn_all main $LIBC_START 50 > "$TMP/forkexec.want"
 expect_file_eq fork-exec-children "$TMP/forkexec.got" "$TMP/forkexec.want"
