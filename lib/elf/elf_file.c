@@ -457,8 +457,11 @@ static void elf_file__load_syms(struct elf_file *ef)
 	if (!symtab && (dbg = elf_file__debug_elf(ef, NULL)) != NULL)
 		elf_symtab__add(ef->syms, dbg, false, &dbg_symtab);
 	/* SEAM(minidebug): !symtab && !dbg_symtab: add the .symtab of .gnu_debugdata here. */
-	if (!elf_symtab__finish(ef->syms))
+	if (!elf_symtab__finish(ef->syms)) {
+		st_info("elf: %s: %zu symbols%s", ef->name, elf_symtab__len(ef->syms),
+			!symtab && dbg_symtab ? " (from its debug file)" : "");
 		return;
+	}
 err_free:
 	elf_symtab__free(ef->syms);
 	ef->syms = NULL;

@@ -24,7 +24,7 @@ struct elf_symtab {
 	struct elf_sym *syms;
 	uint8_t *rank;     /* binding rank of syms[i] while sorting */
 	size_t n, cap;
-	uint32_t *by_name; /* indexes into syms sorted by (name, index) */
+	uint32_t *by_name; /* indexes into syms sorted by (name, index); built on first use */
 };
 
 static int symtab__fail(const struct elf_symtab *st, int err, const char *why)
@@ -172,15 +172,24 @@ static int name_key__cmp(const void *pa, const void *pb)
 	return a->ix < b->ix ? -1 : a->ix > b->ix;
 }
 
-/* Ties on a name go to the lowest index, i.e. the preferred symbol at the lowest address. */
+/*
+ * Ties on a name go to the lowest index, i.e. the preferred symbol at the
+ * lowest address. Only lookups by name (uprobe targets) need it: most
+ * tables never build it.
+ */
 static int symtab__index_names(struct elf_symtab *st)
 {
 	struct name_key *k;
 	size_t i;
 
 	k = calloc(st->n, sizeof(*k));
-	if (!k)
+	st->by_name = calloc(st->n, sizeof(*st->by_name));
+	if (!k || !st->by_name) {
+		free(k);
+		free(st->by_name);
+		st->by_name = NULL;
 		return symtab__fail(st, -ENOMEM, "out of memory");
+	}
 	for (i = 0; i < st->n; i++)
 		k[i] = (struct name_key){ st->syms[i].name, (uint32_t)i };
 	qsort(k, st->n, sizeof(*k), name_key__cmp);
@@ -198,11 +207,8 @@ int elf_symtab__finish(struct elf_symtab *st)
 	if (!st->n)
 		goto out;
 	k = calloc(st->n, sizeof(*k));
-	st->by_name = calloc(st->n, sizeof(*st->by_name));
-	if (!k || !st->by_name) {
-		free(k);
+	if (!k)
 		return symtab__fail(st, -ENOMEM, "out of memory");
-	}
 	for (i = 0; i < st->n; i++)
 		k[i] = (struct sym_key){ st->syms[i], st->rank[i] };
 	qsort(k, st->n, sizeof(*k), sym_key__cmp_dedup);
@@ -218,7 +224,7 @@ int elf_symtab__finish(struct elf_symtab *st)
 out:
 	free(st->rank);
 	st->rank = NULL;
-	return st->n ? symtab__index_names(st) : 0;
+	return 0;
 }
 
 /* End of the PT_LOAD segment holding @vaddr, or @vaddr + 1 when none does. */
@@ -269,10 +275,12 @@ const struct elf_sym *elf_symtab__find(const struct elf_symtab *st, uint64_t vad
 	return vaddr < end ? s : NULL;
 }
 
-const struct elf_sym *elf_symtab__by_name(const struct elf_symtab *st, const char *name)
+const struct elf_sym *elf_symtab__by_name(struct elf_symtab *st, const char *name)
 {
 	size_t lo = 0, hi = st->n, mid;
 
+	if (!st->n || (!st->by_name && symtab__index_names(st)))
+		return NULL;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (strcmp(st->syms[st->by_name[mid]].name, name) < 0)

@@ -38,8 +38,13 @@ int elf_symtab__finish(struct elf_symtab *st);
 const struct elf_sym *elf_symtab__find(const struct elf_symtab *st, uint64_t vaddr,
 				       const struct elf_seg *segs, size_t nsegs);
 
-/** elf_symtab__by_name() - Return: the preferred symbol called @name, or NULL. */
-const struct elf_sym *elf_symtab__by_name(const struct elf_symtab *st, const char *name);
+/**
+ * elf_symtab__by_name() - the preferred symbol called @name (the name index
+ * is built on the first call).
+ *
+ * Return: the symbol, or NULL.
+ */
+const struct elf_sym *elf_symtab__by_name(struct elf_symtab *st, const char *name);
 
 /** elf_symtab__len() - Return: the number of symbols. */
 size_t elf_symtab__len(const struct elf_symtab *st);
