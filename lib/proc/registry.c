@@ -298,6 +298,8 @@ int procs__see(struct proc_registry *r, int pid, uint64_t ts)
 	struct reg_proc *p = procs__lookup(r, pid);
 	int err;
 
+	if (pid <= 0)
+		return -EINVAL; /* the idle tasks: no user space */
 	if (p && p->based && !(p->exit_ts && ts > p->exit_ts))
 		return 0;
 	if (!p && !(p = procs__get(r, pid))) {

@@ -66,7 +66,8 @@ uint64_t procs_now(void);
  * procs__see() - an event of @pid at @ts: read /proc/PID/maps unless its
  * image is known (a pid that exited before @ts belongs to someone new).
  *
- * Return: 0; -ESRCH when the process is gone and nothing of it is known.
+ * Return: 0; -ESRCH when the process is gone and nothing of it is known;
+ * -EINVAL for pid 0.
  */
 int procs__see(struct proc_registry *r, int pid, uint64_t ts);
 
