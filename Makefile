@@ -121,6 +121,16 @@ $(O)/tests/%: tests/unit/%.c tests/unit/check.h $(O)/libstacktap.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ST_CFLAGS) $(LDFLAGS) $< $(O)/libstacktap.a $(LDLIBS) -o $@
 
+# Helpers of the script tests: tests/helpers/NAME.c -> $(O)/tests/NAME (not run by themselves).
+HELPERS := $(patsubst tests/helpers/%.c,$(O)/tests/%,$(wildcard tests/helpers/*.c))
+$(O)/tests/%: tests/helpers/%.c $(O)/libstacktap.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ST_CFLAGS) $(LDFLAGS) $< $(O)/libstacktap.a $(LDLIBS) -o $@
+
+# The flame graph page is built into its writer (.incbin).
+$(O)/obj/lib/out/flamegraph.o $(O)/fuzz/obj/lib/out/flamegraph.o: lib/out/flamegraph.html
+
 # Workloads with known call chains; each file's first line comment names its build.
 include $(wildcard tests/workloads/*.mk)
 
@@ -141,7 +151,7 @@ $(O)/fuzz/%: fuzz/%.c $(O)/fuzz/libstacktap-san.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(O)/fuzz/libstacktap-san.a $(LDLIBS) -o $@
 
-tests: $(O)/stacktap $(UNITS) workloads $(FUZZERS)
+tests: $(O)/stacktap $(UNITS) $(HELPERS) workloads $(FUZZERS)
 
 check: need-deps
 	$(Q)$(MAKE) --no-print-directory tests
