@@ -28,7 +28,8 @@ endif
 
 # Packages `make deps` installs: build, tests, fuzzing.
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
-	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg
+	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg \
+	    golang-go babeltrace2 chromium nodejs
 # Packages `make bench-deps` adds: the peer tools we measure against.
 BENCH_PKGS := bpftrace bpfcc-tools linux-perf linux-headers-amd64 bc
 
@@ -66,9 +67,14 @@ all: $(O)/stacktap
 
 # --- dependencies -----------------------------------------------------------
 
+# npm: Debian's package, unless the installed nodejs brings its own (it then
+# conflicts with Debian's npm). The output tests' readers from npm (speedscope's schema, ajv, playwright-core
+# driving Debian's chromium), pinned by tests/js/package-lock.json.
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS)
+	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm
+	cd tests/js && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
 
 bench-deps: deps
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_PKGS)
@@ -78,8 +84,10 @@ bench-deps: deps
 need-deps:
 	@for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' \
-		|| { echo "make: $$p missing, running make deps" >&2; $(MAKE) --no-print-directory deps; break; }; \
-	done
+		|| { echo "make: $$p missing, running make deps" >&2; $(MAKE) --no-print-directory deps; exit $$?; }; \
+	done; \
+	command -v npm >/dev/null && [ -f tests/js/node_modules/.package-lock.json ] \
+		|| { echo "make: tests/js/node_modules missing, running make deps" >&2; $(MAKE) --no-print-directory deps; }
 
 # --- BPF --------------------------------------------------------------------
 

@@ -196,7 +196,7 @@ static void ctf__stack(struct ctf_writer *w, const struct report_frame *fr, size
 
 	ctf__put(w, n, 4);
 	for (i = 0; i < n; i++)
-		ctf__put(w, fr[i].kind == REPORT_FRAME_MARK ? 0 : fr[i].addr, 8);
+		ctf__put(w, frame_pc(fr, n, i), 8);
 	for (i = 0; i < n; i++)
 		ctf__str(w, frame_label(&fr[i], &lo, label, sizeof(label)));
 }

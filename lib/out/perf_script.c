@@ -2,6 +2,7 @@
 /* perf-script text, as perf script prints it. */
 #include <errno.h>
 
+#include "lib/out/frame_label.h"
 #include "lib/out/perf_script.h"
 
 /* perf's DSO column: the file, "[kernel.kallsyms]", a module in brackets, or "[unknown]". */
@@ -20,9 +21,10 @@ static void perf_script__dso(FILE *f, const struct report_frame *fr)
  * text, as one word-group before the DSO; an inlined frame ends "(inlined)"
  * without a DSO, as perf prints inline entries.
  */
-static void perf_script__frame(FILE *f, const struct report_frame *fr)
+static void perf_script__frame(FILE *f, const struct report_stack *s, size_t i)
 {
-	uint64_t addr = fr->kind == REPORT_FRAME_MARK ? 0 : fr->addr;
+	const struct report_frame *fr = &s->frames[i];
+	uint64_t addr = frame_pc(s->frames, s->nk + s->nu, i);
 
 	fprintf(f, "\t%16llx ", (unsigned long long)addr);
 	if (fr->flags & REPORT_FRAME_HAS_SYM)
@@ -50,7 +52,7 @@ void out_perf_script_record(FILE *f, const struct report_stack *s, uint64_t peri
 	fprintf(f, "%5llu.%06llu: %10llu %s: \n", (unsigned long long)(s->ts / 1000000000),
 		(unsigned long long)(s->ts % 1000000000 / 1000), (unsigned long long)period, event);
 	for (i = 0; i < s->nk + s->nu; i++)
-		perf_script__frame(f, &s->frames[i]);
+		perf_script__frame(f, s, i);
 	fputc('\n', f);
 }
 

@@ -7,6 +7,7 @@
  *   out_model events FORMAT [DIR]                      one event per stack (snoop): json,
  *                                                      perf-script, ctf (into DIR)
  *   out_model diff                                     the diff flame graph, BEFORE -> AFTER
+ *   out_model narrow                                   a flame graph with frames too narrow to see
  *
  * The model has every frame kind: kernel frames of vmlinux and of a module,
  * user frames with build IDs, file offsets and lines, a frame inlined into
@@ -187,12 +188,37 @@ static int model_render(const char *name, enum report_value value)
 	return ret;
 }
 
+/* One hot path and three frames of 1 in 10003 each: too narrow to draw, merged into one. */
+static int model_narrow(void)
+{
+	static const char *const names[] = { "hot", "cold1", "cold2", "cold3" };
+	struct report *r = report__new(REPORT_BY_PID);
+	struct flamegraph_opts fo = { .title = "narrow" };
+	size_t i;
+	int ret;
+
+	for (i = 0; r && i < 4; i++) {
+		struct report_frame fr[] = {
+			UFRAME(names[i], "/usr/bin/app", NULL, 0x401000 + 16 * i, 0x1000 + 16 * i, 0, NULL, 0),
+			UFRAME("main", "/usr/bin/app", NULL, 0x401100, 0x1100, 0x10, NULL, 0),
+		};
+
+		if (report__add(r, 1, "app", fr, 0, 2, i ? 1 : 10000, i ? 1 : 10000, 0))
+			return 1;
+	}
+	ret = r && !out_flamegraph(stdout, r, &fo) ? 0 : 1;
+	report__free(r);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "report"))
 		return model_render(argv[2], model_value(argc > 3 ? argv[3] : NULL));
 	if (argc >= 3 && !strcmp(argv[1], "events"))
 		return model_events(argv[2], argc > 3 ? argv[3] : ".");
+	if (argc == 2 && !strcmp(argv[1], "narrow"))
+		return model_narrow();
 	if (argc == 2 && !strcmp(argv[1], "diff")) {
 		/* BEFORE: chain's syscall path was 2.5 times as frequent, the rest the same. */
 		struct report *after = model_report(REPORT_EVENTS, 1);
@@ -211,6 +237,6 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	fprintf(stderr, "usage: out_model report FORMAT [events|samples|offcpu] | "
-			"events json|perf-script|ctf [DIR] | diff\n");
+			"events json|perf-script|ctf [DIR] | diff | narrow\n");
 	return 2;
 }
