@@ -7,6 +7,7 @@
 
 #include "lib/proc/registry.h"
 #include "lib/report/report.h"
+#include "lib/sym/build_id_hex.h"
 #include "lib/sym/ksyms.h"
 #include "lib/sym/symbolizer.h"
 #include "lib/util/log.h"
@@ -14,6 +15,7 @@
 struct symbolizer {
 	struct ksyms *ksyms; /* NULL when kallsyms is unreadable: kernel frames stay raw */
 	struct proc_registry *procs;
+	struct build_id_hex *build_ids; /* the registry's build IDs as frames carry them */
 	struct symbolizer_stats stats;
 };
 
@@ -24,7 +26,10 @@ struct symbolizer *symbolizer__new(void)
 	if (!sz)
 		return NULL;
 	sz->procs = procs__new();
-	if (!sz->procs) {
+	sz->build_ids = build_id_hex__new();
+	if (!sz->procs || !sz->build_ids) {
+		procs__free(sz->procs);
+		build_id_hex__free(sz->build_ids);
 		free(sz);
 		return NULL;
 	}
@@ -90,6 +95,7 @@ void symbolizer__user_frame(struct symbolizer *sz, int pid, uint64_t addr, bool 
 		err = procs__resolve(sz->procs, pid, lookup_addr(addr, is_return), &f);
 	if (!err) {
 		out->module = f.path && *f.path ? f.path : NULL;
+		out->build_id = build_id_hex__get(sz->build_ids, f.build_id, f.build_id_len);
 		/* The offset of the address itself, not of the pc - 1 looked up. */
 		out->file_off = f.file_off + (lookup_addr(addr, is_return) != addr);
 		out->flags = REPORT_FRAME_HAS_OFF;
@@ -138,5 +144,6 @@ void symbolizer__free(struct symbolizer *sz)
 		return;
 	ksyms__free(sz->ksyms);
 	procs__free(sz->procs);
+	build_id_hex__free(sz->build_ids);
 	free(sz);
 }
