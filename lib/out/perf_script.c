@@ -61,20 +61,27 @@ int out_perf_script(FILE *f, struct report *r, const struct perf_script_opts *o)
 	const struct report_info *info = report__info(r);
 	const char *event = o->event ? o->event : info->event ? info->event : "stacktap";
 	struct report_stack **v;
+	uint64_t k, t = 0;
 	size_t n, i;
-	uint64_t k;
 
 	v = report__sorted(r, &n);
 	for (i = 0; v && i < n; i++) {
-		const struct report_stack *s = v[i];
-		uint64_t share = s->count ? s->weight / s->count : 0;
+		struct report_stack s = *v[i];
+		uint64_t share = s.count ? s.weight / s.count : 0;
 
-		for (k = 0; k < s->count; k++) {
+		for (k = 0; k < s.count; k++) {
 			uint64_t period = info->value == REPORT_EVENTS ? 1 : share;
 
 			if (k == 0 && info->value != REPORT_EVENTS)
-				period += s->weight - share * s->count;
-			out_perf_script_record(f, s, period, event);
+				period += s.weight - share * s.count;
+			/*
+			 * A timeline on which each record lasts its period (an event, 1 us:
+			 * the smallest step perf script's time shows), for readers that
+			 * weigh records by time.
+			 */
+			s.ts = t;
+			t += info->value == REPORT_EVENTS ? 1000 : period;
+			out_perf_script_record(f, &s, period, event);
 		}
 	}
 	return fflush(f) || ferror(f) ? -EIO : 0;

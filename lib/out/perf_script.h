@@ -10,7 +10,11 @@
  *
  * which stackcollapse-perf.pl, speedscope and the Firefox Profiler import.
  * A merged report has no event times: each of a stack's events becomes one
- * record at time 0, so a reader that counts records counts what we counted.
+ * record, on a timeline from 0 where each record lasts its period (an
+ * event 1 us), so a
+ * reader that counts records (stackcollapse-perf) and one that weighs them
+ * by the time to the next (speedscope, Firefox Profiler) both see what we
+ * counted.
  */
 #ifndef ST_OUT_PERF_SCRIPT_H
 #define ST_OUT_PERF_SCRIPT_H

@@ -94,6 +94,9 @@ run_traced psf "$CHAIN" $N -- count -f -p @PID@ t:syscalls:sys_enter_getppid
 expect_eq perf-script-header "$(head -1 "$TMP/ps.out" | sed 's/ \+/ /g')" "chain_fp 0/0 0.000000: 1 t:syscalls:sys_enter_getppid: "
 expect_eq perf-script-records "$(grep -c 't:syscalls:sys_enter_getppid: $' "$TMP/ps.out")" $N
 expect_eq perf-script-folds-to-folded "$(fold_perf_script "$TMP/ps.out")" "$(sort "$TMP/psf.out")"
+(cd "$JS" && timeout 180 node speedscope_import.js "$TMP/ps.out") > "$TMP/ps.app" 2>&1
+expect_eq perf-script-speedscope-imports "$(cut -d'|' -f1,2 "$TMP/ps.app")" \
+	"chain_fp|$(echo "$USER_CHAIN" | tr ' ' '\n' | tac | tr '\n' ';')$(echo "$KSYSCALL" | tr ' ' '\n' | tac | tr '\n' ';' | sed 's/;$//')"
 run_traced snps "$CHAIN" $N -- snoop --format perf-script -n 5 -p @PID@ t:syscalls:sys_enter_getppid
 wpid=$(awk '{print $2}' "$TMP/snps.w")
 expect_eq snoop-perf-script-headers \

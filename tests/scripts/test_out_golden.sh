@@ -62,6 +62,15 @@ jq 'del(.shared)' "$TMP/m.speedscope.json" > "$TMP/broken.json"
 expect_eq speedscope-schema-rejects-broken "$(validate "$TMP/broken.json" | cut -c1-7)" invalid
 "$MODEL" report speedscope events > "$TMP/m.ev.speedscope.json"
 expect_eq speedscope-events-valid "$(validate "$TMP/m.ev.speedscope.json")" valid
+# speedscope itself (its app, in headless Chromium) imports the file and the
+# perf-script text: the stacks it shows, exported back (weights too for ours;
+# for perf script it weighs by time, its own way, so stacks only).
+(cd "$JS" && timeout 180 node speedscope_import.js "$TMP/m.speedscope.json") > "$TMP/app.json.txt" 2>&1
+golden model.samples.speedscope-app "$TMP/app.json.txt"
+"$MODEL" report perf-script samples > "$TMP/ps.samples"
+(cd "$JS" && timeout 180 node speedscope_import.js "$TMP/ps.samples") > "$TMP/app.ps.txt" 2>&1
+cut -d'|' -f1,2 "$TMP/app.ps.txt" > "$TMP/app.ps.stacks"
+golden model.samples.perf-script-speedscope-app "$TMP/app.ps.stacks"
 expect_eq speedscope-root-first "$(jq -c '.shared.frames as $f | .profiles[1].samples[1] | map($f[.].name)' "$TMP/m.speedscope.json")" \
 	'["[truncated]","main","a","b","c","leaf","leaf_helper (inlined)","entry_SYSCALL_64_after_hwframe","do_syscall_64","nft_do_chain [nf_tables]","perf_syscall_enter"]'
 
