@@ -46,22 +46,26 @@ expect_eq pprof-build-id-exe "$(awk -v f="$(readlink -f "$CHAIN")" '$3 == f {pri
 expect_eq pprof-build-id-libc "$(awk -v f="$LIBC" '$3 == f {print $4}' "$TMP/count.raw")" "$(build_id "$LIBC")"
 
 # 2. pprof from profile: samples/count and cpu/nanoseconds, cpu = samples x
-#    period exactly, and the chain main -> b1 -> b2 -> b3 -> spin in >= 95%.
+#    period exactly, and the chain main -> b1 -> b2 -> b3 -> spin in >= 95%
+#    (how many samples a run gets is test_profile.sh's to check).
 HZ=49
 run_wl prof "$W/busy_fp" 2 -- profile -F $HZ -U --format pprof -o "$TMP/prof.pb.gz" -p @PID@
 go tool pprof -raw -symbolize=none "$TMP/prof.pb.gz" > "$TMP/prof.raw" 2>&1
 expect_eq pprof-profile-types "$(grep -A1 '^Samples:' "$TMP/prof.raw" | tail -1 | tr -s ' ')" \
 	"samples/count cpu/nanoseconds[dflt]"
 expect_eq pprof-profile-period "$(sed -n 's/^Period: //p' "$TMP/prof.raw")" $((1000000000 / HZ))
+# -raw has the exact values of every sample, "COUNT NS: LOCATIONS" (an empty stack too).
+read -r samples cpu_ns < <(awk '/^Samples:/ {on = 1; next} /^Locations/ {on = 0}
+	on && $2 ~ /:$/ {n += $1; c += $2} END {printf "%.0f %.0f\n", n, c}' "$TMP/prof.raw")
+if [ "$cpu_ns" = $((samples * (1000000000 / HZ))) ] && [ "$samples" -gt 0 ]; then
+	pass pprof-profile-cpu-is-samples-x-period
+else
+	fail pprof-profile-cpu-is-samples-x-period "got $samples samples, $cpu_ns ns; period $((1000000000 / HZ))" \
+		"$(sed -n '/^Samples:/,/^Locations/p' "$TMP/prof.raw" | head -40)"
+fi
 pprof_traces "$TMP/prof.pb.gz" -sample_index=samples > "$TMP/prof.samples"
-samples=$(sum_traces . < "$TMP/prof.samples")
 chain=$(sum_traces ' spin b3 b2 b1 main __libc_start_call_main __libc_start_main _start$' < "$TMP/prof.samples")
 at_least pprof-profile-chain-95pct $((chain * 100)) $((samples * 95))
-# -raw has the exact values: "COUNT NS: LOCATIONS" per sample.
-expect_eq pprof-profile-cpu-is-samples-x-period \
-	"$(awk '/^Samples:/ {on = 1; next} /^Locations/ {on = 0} on && $2 ~ /:$/ {n += $1; c += $2} END {print n, c}' "$TMP/prof.raw")" \
-	"$samples $((samples * (1000000000 / HZ)))"
-within pprof-profile-samples "$samples" "$(awk -v c="$(wl_value prof cpu_ns)" -v h=$HZ 'BEGIN {printf "%d", c * h / 1e9}')" 10
 
 # 3. pprof from offcpu: off-CPU nanoseconds of the nap chain, within 5% of
 #    what the workload measured (as test_offcpu.sh asks of the text output).
