@@ -109,30 +109,23 @@ expect_eq snoop-perf-script-headers \
 expect_eq snoop-perf-script-folds "$(fold_perf_script "$TMP/snps.out")" \
 	"chain_fp;$(echo "$USER_CHAIN" | tr ' ' '\n' | tac | tr '\n' ';')$(echo "$KSYSCALL" | tr ' ' '\n' | tac | tr '\n' ';' | sed 's/;$//') 5"
 
-# 6. Flame graph of two processes (37 and 13 calls), count -P: in headless
-#    Chromium each process's width is its share, the chain's frames exist,
-#    a search shows the right share, a click zooms.
-# The workloads start once count traces: their exec tells it their mappings
-# (a process that was there before and is gone when count prints stays unknown).
-rm -f "$TMP/go1" "$TMP/go2"; mkfifo "$TMP/go1" "$TMP/go2"
-"$ST" count -P --format flamegraph -o "$TMP/fg.html" "u:$CHAIN:leaf" > "$TMP/fg.out" 2> "$TMP/fg.err" &
-sp=$!; ST_PIDS+=($sp)
-wait_for_line "$TMP/fg.err" '^Tracing'
-"$CHAIN" 37 "$TMP/go1" > "$TMP/fg1.w" & p1=$!; ST_PIDS+=($p1)
-"$CHAIN" 13 "$TMP/go2" > "$TMP/fg2.w" & p2=$!; ST_PIDS+=($p2)
-if wait_for_line "$TMP/fg1.w" '^ready' && wait_for_line "$TMP/fg2.w" '^ready'; then
-	echo go > "$TMP/go1"; echo go > "$TMP/go2"
-	wait $p1 $p2
-	kill -INT $sp; wait $sp; expect_eq flamegraph-rc $? 0
-	out=$(cd "$JS" && timeout 180 node flamegraph_check.js "$TMP/fg.html" "$TMP/fg.png" '{"total":50,
-	 "frames":[["chain_fp ['$p1']",37],["chain_fp ['$p2']",13],["leaf",50],["main",50],["_start",50]],
-	 "kinds":{"leaf":"u","main":"u","chain_fp ['$p1']":"p"},
-	 "search":{"re":"\\['$p2'\\]","names":["chain_fp ['$p2']"],"matched":"Matched: 26.00% (13 of 50 events)"},
-	 "zoom":"chain_fp ['$p2']"}' 2>&1)
-	if [ $? = 0 ] && [ -s "$TMP/fg.png" ]; then pass flamegraph-chromium; else fail flamegraph-chromium "$out"; fi
-else
-	fail flamegraph-chromium "workloads not ready: $(cat "$TMP/fg.err")"
-fi
+# 6. Flame graph of one process with three probes: uprobes at c and at leaf
+#    and the getppid() tracepoint, N events each, so c (under which all three
+#    stacks lie) spans the graph, leaf two thirds and the kernel frames one
+#    third. In headless Chromium the widths are those shares, kernel and user
+#    frames are coloured apart, a search shows the right share, a click zooms.
+#    (-p keeps the test to its own workload: tracing every process would
+#    also trace what other tests run at the same time.)
+run_traced fg "$CHAIN" $N -- count --format flamegraph -o "$TMP/fg.html" -p @PID@ \
+	"u:$CHAIN:c" "u:$CHAIN:leaf" t:syscalls:sys_enter_getppid
+expect_eq flamegraph-rc "$(cat "$TMP/fg.rc")" 0
+T3=$((3 * N))
+out=$(cd "$JS" && timeout 180 node flamegraph_check.js "$TMP/fg.html" "$TMP/fg.png" '{"total":'$T3',
+ "frames":[["perf_syscall_enter",'$N'],["leaf",'$((2 * N))'],["c",'$T3'],["main",'$T3'],["_start",'$T3'],["chain_fp",'$T3']],
+ "kinds":{"leaf":"u","main":"u","perf_syscall_enter":"k","do_syscall_64":"k","chain_fp":"p"},
+ "search":{"re":"^leaf$","names":["leaf"],"matched":"Matched: 66.67% ('$((2 * N))' of '$T3' events)"},
+ "zoom":"leaf"}' 2>&1)
+if [ $? = 0 ] && [ -s "$TMP/fg.png" ]; then pass flamegraph-chromium; else fail flamegraph-chromium "$out"; fi
 
 # 7. CTF: snoop -n 5 writes a trace babeltrace2 reads as exactly 5 events,
 #    each with the workload's pid, tid and the exact kernel and user chains.

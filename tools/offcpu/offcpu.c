@@ -72,7 +72,7 @@ static const char doc[] =
 	"  stacktap offcpu -p 185 10           # one process, 10 seconds\n"
 	"  stacktap offcpu -m 1000 --state D   # uninterruptible blocks of 1 ms or more\n"
 	"  stacktap offcpu -u -f -a 5 > out.folded   # user threads, flame graph in us\n"
-	"  stacktap offcpu --format flamegraph -o off.html 5   # interactive, widths in us\n"
+	"  stacktap offcpu --format flamegraph -o off.html 5   # flame graph, in us\n"
 	"  stacktap offcpu --format pprof -o off.pb.gz 5       # go tool pprof off.pb.gz\n"
 	"  stacktap offcpu -k -K               # kernel threads, kernel stacks\n";
 

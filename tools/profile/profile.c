@@ -50,9 +50,9 @@ static const char doc[] =
 	"  stacktap profile                   # all CPUs at 49 Hz until Ctrl-C\n"
 	"  stacktap profile -F 99 10          # 99 Hz for 10 seconds\n"
 	"  stacktap profile -p 185 -f 5 > out.folded   # one process, flame graph input\n"
-	"  stacktap profile --format flamegraph -o cpu.html 10   # interactive flame graph\n"
+	"  stacktap profile --format flamegraph -o cpu.html 10   # flame graph page\n"
 	"  stacktap profile --format pprof -o cpu.pb.gz 10       # go tool pprof cpu.pb.gz\n"
-	"  stacktap profile --format speedscope -o cpu.json 10   # speedscope cpu.json\n"
+	"  stacktap profile --format speedscope -o cpu.json 10   # for speedscope\n"
 	"  stacktap profile -C 1 -K -I        # CPU 1, kernel stacks, idle included\n"
 	"  stacktap profile --cgroup /sys/fs/cgroup/system.slice 5\n"
 	"  stacktap profile --user-stacks=sync -F 999   # user stacks at the sample\n";

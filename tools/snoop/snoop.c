@@ -40,8 +40,8 @@ static const char doc[] =
 	"  stacktap snoop t:syscalls:sys_enter_openat          # every openat() with stacks\n"
 	"  stacktap snoop -p 185 -n 10 u:c:malloc              # first 10 mallocs of PID 185\n"
 	"  stacktap snoop --json t:sched:sched_process_exec    # one JSON object per line\n"
-	"  stacktap snoop --format perf-script -n 100 u:c:malloc > out.perf   # as perf script\n"
-	"  stacktap snoop --format ctf -o trace -n 100 u:c:malloc   # babeltrace2 trace\n";
+	"  stacktap snoop --format perf-script -n 9 u:c:malloc > m.perf  # as perf\n"
+	"  stacktap snoop --format ctf -o trace -n 9 u:c:malloc  # for babeltrace2\n";
 
 enum { OPT_JSON = 0x200 };
 
