@@ -28,7 +28,8 @@ endif
 
 # Packages `make deps` installs: build, tests, fuzzing.
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
-	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg
+	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg \
+	    golang-go babeltrace2 chromium nodejs
 # Packages `make bench-deps` adds: the peer tools we measure against.
 BENCH_PKGS := bpftrace bpfcc-tools linux-perf linux-headers-amd64 bc
 
@@ -66,9 +67,14 @@ all: $(O)/stacktap
 
 # --- dependencies -----------------------------------------------------------
 
+# npm: Debian's package, unless the installed nodejs brings its own (it then
+# conflicts with Debian's npm). The output tests' readers from npm (speedscope's schema, ajv, playwright-core
+# driving Debian's chromium), pinned by tests/js/package-lock.json.
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS)
+	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm
+	cd tests/js && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
 
 bench-deps: deps
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_PKGS)
@@ -78,8 +84,10 @@ bench-deps: deps
 need-deps:
 	@for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' \
-		|| { echo "make: $$p missing, running make deps" >&2; $(MAKE) --no-print-directory deps; break; }; \
-	done
+		|| { echo "make: $$p missing, running make deps" >&2; $(MAKE) --no-print-directory deps; exit $$?; }; \
+	done; \
+	command -v npm >/dev/null && [ -f tests/js/node_modules/.package-lock.json ] \
+		|| { echo "make: tests/js/node_modules missing, running make deps" >&2; $(MAKE) --no-print-directory deps; }
 
 # --- BPF --------------------------------------------------------------------
 
@@ -121,6 +129,16 @@ $(O)/tests/%: tests/unit/%.c tests/unit/check.h $(O)/libstacktap.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ST_CFLAGS) $(LDFLAGS) $< $(O)/libstacktap.a $(LDLIBS) -o $@
 
+# Helpers of the script tests: tests/helpers/NAME.c -> $(O)/tests/NAME (not run by themselves).
+HELPERS := $(patsubst tests/helpers/%.c,$(O)/tests/%,$(wildcard tests/helpers/*.c))
+$(O)/tests/%: tests/helpers/%.c $(O)/libstacktap.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ST_CFLAGS) $(LDFLAGS) $< $(O)/libstacktap.a $(LDLIBS) -o $@
+
+# The flame graph page is built into its writer (.incbin).
+$(O)/obj/lib/out/flamegraph.o $(O)/fuzz/obj/lib/out/flamegraph.o: lib/out/flamegraph.html
+
 # Workloads with known call chains; each file's first line comment names its build.
 include $(wildcard tests/workloads/*.mk)
 
@@ -141,7 +159,7 @@ $(O)/fuzz/%: fuzz/%.c $(O)/fuzz/libstacktap-san.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(O)/fuzz/libstacktap-san.a $(LDLIBS) -o $@
 
-tests: $(O)/stacktap $(UNITS) workloads $(FUZZERS)
+tests: $(O)/stacktap $(UNITS) $(HELPERS) workloads $(FUZZERS)
 
 check: need-deps
 	$(Q)$(MAKE) --no-print-directory tests

@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -23,6 +25,7 @@ enum {
 	OPT_COPY_KB,
 	OPT_UNWIND_CHECK,
 	OPT_USER_STACKS,
+	OPT_FORMAT,
 };
 
 /*
@@ -63,7 +66,10 @@ static const struct argp_option common_options[] = {
 	{ NULL, 0, NULL, 0, "Run:", 3 },
 	{ "duration", 'D', "SECONDS", 0, "Stop after this long (fractions allowed)", 3 },
 	{ "verbose", 'v', NULL, 0, "Show addresses beside symbol names", 3 },
-	{ "output", 'o', "FILE", 0, "Write results to FILE instead of stdout", 3 },
+	{ "output", 'o', "FILE", 0, "Write results to FILE instead of stdout (a directory for "
+	  "--format ctf)", 3 },
+	{ "format", OPT_FORMAT, "FORMAT", 0, "Output format: text (the default), folded, pprof, "
+	  "speedscope, perf-script or flamegraph; snoop: text, json, perf-script or ctf", 3 },
 	{ "ringbuf-kb", OPT_RINGBUF, "KB", 0, "Ring buffer size in KiB (default 8192)", 3 },
 	{ "debug", OPT_DEBUG, NULL, 0, "Print libbpf's own messages and internal figures", 3 },
 	{},
@@ -117,6 +123,52 @@ static void cli__unwind(struct argp_state *state, const char *arg, unsigned *mod
 		argp_failure(state, 2, 0, "unwind mode '%s': want auto, table, fp or copy", arg);
 }
 
+/* A directory format's -o: made when missing, and writable. */
+static void cli__output_dir(struct argp_state *state, const struct st_common_opts *o)
+{
+	struct stat st;
+
+	if (!o->output)
+		argp_failure(state, 2, 0, "format %s writes a directory: name it with -o DIR",
+			     out_format_name(o->format));
+	else if (mkdir(o->output, 0755) && errno != EEXIST)
+		argp_failure(state, 2, 0, "-o %s: %s", o->output, strerror(errno));
+	else if (stat(o->output, &st) || !S_ISDIR(st.st_mode))
+		argp_failure(state, 2, 0, "-o %s: not a directory (format %s writes one)", o->output,
+			     out_format_name(o->format));
+	else if (access(o->output, W_OK | X_OK))
+		argp_failure(state, 2, 0, "-o %s: %s", o->output, strerror(errno));
+}
+
+/*
+ * The one place --format is checked against what the command writes, and
+ * -o opened: both are usage errors (exit 2), found before anything is loaded.
+ */
+static void cli__output(struct argp_state *state, struct st_common_opts *o)
+{
+	char err[256];
+
+	if (!o->formats) {
+		if (o->format_name)
+			argp_failure(state, 2, 0, "--format: this command has one output format");
+		o->format = OUT_FMT_TEXT;
+	} else if (out_format_parse(o->format_name ? o->format_name : "text", o->formats,
+				    &o->format, err, sizeof(err))) {
+		argp_failure(state, 2, 0, "%s", err);
+		return;
+	}
+	if (out_format_is_dir(o->format)) {
+		cli__output_dir(state, o);
+		return;
+	}
+	if (out_format_is_binary(o->format) && !o->output && isatty(STDOUT_FILENO))
+		argp_failure(state, 2, 0, "format %s is binary: give -o FILE or redirect stdout",
+			     out_format_name(o->format));
+	o->out = o->output ? fopen(o->output, "w") : stdout;
+	if (!o->out)
+		argp_failure(state, 2, 0, "-o %s: %s", o->output, strerror(errno));
+}
+
 static error_t common_parse(int key, char *arg, struct argp_state *state)
 {
 	struct st_common_opts *o = state->input;
@@ -139,6 +191,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v': o->addrs = true; break;
 	case 'o': o->output = arg; break;
+	case OPT_FORMAT: o->format_name = arg; break;
 	case OPT_RINGBUF:
 		cli__number(state, "ring buffer size", arg, RINGBUF_KB_MIN, RINGBUF_KB_MAX,
 			    &o->ringbuf_kb);
@@ -170,6 +223,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		if (o->unwind == ST_UNWIND_FP && o->udepth > ST_MAX_USTACK_FP)
 			argp_failure(state, 2, 0, "--max-user-depth above %d needs --unwind=auto or table",
 				     ST_MAX_USTACK_FP);
+		cli__output(state, o);
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -223,14 +277,10 @@ void st_common_opts__config(const struct st_common_opts *o, struct st_config *cf
 
 FILE *st_common_opts__open_output(const struct st_common_opts *o)
 {
-	FILE *f;
-
-	if (!o->output)
-		return stdout;
-	f = fopen(o->output, "w");
-	if (!f)
-		fprintf(stderr, "stacktap: %s: %s\n", o->output, strerror(errno));
-	return f;
+	if (!o->out)
+		fprintf(stderr, "stacktap: %s: no output stream (format %s)\n",
+			o->output ? o->output : "stdout", out_format_name(o->format));
+	return o->out;
 }
 
 static bool libbpf_debug;

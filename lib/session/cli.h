@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "bpf/record.h"
+#include "lib/out/format.h"
 
 struct st_common_opts {
 	int pid, tid, cpu;      /* 0 / 0 / -1 = any */
@@ -24,6 +25,11 @@ struct st_common_opts {
 	bool unwind_check;      /* also copy the stack and compare the user-space unwind */
 	unsigned user_stacks;   /* CLI_USTACKS_*: --user-stacks */
 	const char *output;     /* -o FILE, NULL = stdout */
+	unsigned formats;       /* OUT_FMT_BIT()s the command writes: set before parsing */
+	const char *format_name; /* --format, or an alias (-f, --json); NULL: text */
+	enum out_format format; /* format_name, checked at the end of parsing */
+	FILE *out;              /* stdout or -o FILE, opened at the end of parsing; NULL for a
+				 * directory format (CTF: -o names the directory) */
 };
 
 /* --user-stacks: when user stacks are taken. */
@@ -47,7 +53,8 @@ void st_common_opts__init(struct st_common_opts *o);
 void st_common_opts__config(const struct st_common_opts *o, struct st_config *cfg);
 
 /**
- * st_common_opts__open_output() - stdout or -o FILE.
+ * st_common_opts__open_output() - stdout or -o FILE. Parsing has opened it
+ * already (an unwritable -o is a usage error); this hands it over.
  *
  * Return: the stream, or NULL with the reason logged.
  */

@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/out/folded.h"
-#include "lib/out/text.h"
+#include "lib/out/render.h"
 #include "lib/pipeline/raw_stacks.h"
 #include "lib/report/report.h"
 #include "lib/util/log.h"
@@ -22,7 +21,7 @@
 
 struct count {
 	struct events_run run;
-	bool delimiter, per_pid, folded, annotate;
+	bool delimiter, per_pid, annotate;
 	uint64_t interval_ns;
 	struct raw_stacks *raw;
 	FILE *out;
@@ -41,6 +40,8 @@ static const char doc[] =
 	"  stacktap count -p 185 -D 5 u:c:malloc            # malloc stacks of PID 185, 5 s\n"
 	"  stacktap count -d -P 't:sched:sched_process_*'   # per process, -- between stacks\n"
 	"  stacktap count -f -a t:block:block_rq_issue > out.folded   # flame graph input\n"
+	"  stacktap count --format flamegraph -o fg.html u:c:malloc  # flame graph\n"
+	"  stacktap count --format pprof -o m.pb.gz -D 5 u:c:malloc  # go tool pprof\n"
 	"  stacktap count -i 1 -K t:irq:irq_handler_entry   # kernel stacks, every second\n"
 	"  stacktap count --unwind=fp u:c:qsort             # frame pointers only, as bcc does\n"
 	"  stacktap count --unwind-check -p 185 u:c:malloc  # check the BPF walk against a copy\n"
@@ -52,7 +53,7 @@ static const struct argp_option count_options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 4 },
 	{ "delimited", 'd', NULL, 0, "Print '--' between kernel and user frames", 4 },
 	{ "perpid", 'P', NULL, 0, "Count stacks per process (shows 'comm [pid]')", 4 },
-	{ "folded", OPT_FOLDED, NULL, 0, "Folded output, as flamegraph.pl reads it", 4 },
+	{ "folded", OPT_FOLDED, NULL, 0, "Folded output, as flamegraph.pl reads it (--format folded)", 4 },
 	{ "annotate", 'a', NULL, 0, "With -f, mark kernel frames with a _[k] suffix", 4 },
 	{ "interval", 'i', "SECONDS", 0, "Print and reset the counts every interval", 4 },
 	{},
@@ -67,7 +68,7 @@ static error_t count_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_INIT: state->child_inputs[0] = &c->run.common; break;
 	case 'd': c->delimiter = true; break;
 	case 'P': c->per_pid = true; break;
-	case OPT_FOLDED: c->folded = true; break;
+	case OPT_FOLDED: c->run.common.format_name = "folded"; break;
 	case 'a': c->annotate = true; break;
 	case 'i':
 		if (parse_seconds(arg, &c->interval_ns) || !c->interval_ns)
@@ -80,6 +81,11 @@ static error_t count_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!c->run.nspecs)
 			argp_failure(state, 2, 0, "no probe given");
+		/* The common options (--format) were checked first: argp ends children first. */
+		if (c->interval_ns && c->run.common.format != OUT_FMT_TEXT &&
+		    c->run.common.format != OUT_FMT_FOLDED)
+			argp_failure(state, 2, 0, "format %s is one document: use it without -i",
+				     out_format_name(c->run.common.format));
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -97,25 +103,28 @@ static int count_on_event(void *ctx, const struct st_event *ev, const uint64_t *
 static void count_print(void *ctx)
 {
 	struct count *c = ctx;
+	struct st_common_opts *co = &c->run.common;
 	struct report *r = report__new((c->per_pid ? REPORT_BY_PID : 0) |
-				       (c->run.common.addrs ? REPORT_ADDRS : 0));
+				       (co->addrs ? REPORT_ADDRS : 0));
 	struct report_info info = {
 		.value = REPORT_EVENTS,
 		.event = c->run.nspecs == 1 ? c->run.specs[0].text : NULL,
 	};
+	struct out_opts oo = {
+		.text = { .delimiter = c->delimiter, .per_pid = c->per_pid, .label.addrs = co->addrs },
+		.folded = { .annotate = c->annotate },
+		.pprof.comment = "stacktap count",
+		.speedscope.name = "stacktap count",
+		.flamegraph.title = "stacktap count",
+	};
+	int err;
 
 	if (!r || report__set_info(r, &info) || raw_stacks__report(c->raw, c->run.st.sym, r)) {
 		st_err("count: out of memory while building the report");
 		c->err = -ENOMEM;
-	} else if (c->folded) {
-		struct folded_opts fo = { .annotate = c->annotate };
-
-		out_folded(c->out, r, &fo);
-	} else {
-		struct text_opts to = { .delimiter = c->delimiter, .per_pid = c->per_pid,
-					.label.addrs = c->run.common.addrs };
-
-		out_text(c->out, r, &to);
+	} else if ((err = out_render(c->out, co->output, r, co->format, &oo))) {
+		st_err("count: %s: %s", co->output ? co->output : "stdout", strerror(-err));
+		c->err = err;
 	}
 	report__free(r);
 	raw_stacks__clear(c->raw);
@@ -164,6 +173,7 @@ int count_main(int argc, char **argv)
 	 * still asks for it.
 	 */
 	c.run.common.user_stacks = CLI_USTACKS_SYNC;
+	c.run.common.formats = OUT_FMTS_STACKS;
 	ret = argp_parse(&argp, argc, argv, 0, NULL, &c);
 	if (ret)
 		return 2;

@@ -17,8 +17,7 @@
 
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/profile.skel.h"
-#include "lib/out/folded.h"
-#include "lib/out/text.h"
+#include "lib/out/render.h"
 #include "lib/pipeline/raw_stacks.h"
 #include "lib/session/capture_maps.h"
 #include "lib/session/run.h"
@@ -32,7 +31,7 @@
 struct profile {
 	struct st_common_opts common;
 	uint64_t hz;
-	bool idle, folded, annotate, delimiter;
+	bool idle, annotate, delimiter;
 	const char *cgroup;
 	uint64_t cgroup_id;
 	struct profile_bpf *skel;
@@ -51,6 +50,9 @@ static const char doc[] =
 	"  stacktap profile                   # all CPUs at 49 Hz until Ctrl-C\n"
 	"  stacktap profile -F 99 10          # 99 Hz for 10 seconds\n"
 	"  stacktap profile -p 185 -f 5 > out.folded   # one process, flame graph input\n"
+	"  stacktap profile --format flamegraph -o cpu.html 10   # flame graph page\n"
+	"  stacktap profile --format pprof -o cpu.pb.gz 10       # go tool pprof cpu.pb.gz\n"
+	"  stacktap profile --format speedscope -o cpu.json 10   # for speedscope\n"
 	"  stacktap profile -C 1 -K -I        # CPU 1, kernel stacks, idle included\n"
 	"  stacktap profile --cgroup /sys/fs/cgroup/system.slice 5\n"
 	"  stacktap profile --user-stacks=sync -F 999   # user stacks at the sample\n";
@@ -63,7 +65,7 @@ static const struct argp_option profile_options[] = {
 	{ "include-idle", 'I', NULL, 0, "Keep samples of the idle tasks", 4 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Only tasks in this cgroup (v2 directory)", 4 },
 	{ NULL, 0, NULL, 0, "Output:", 5 },
-	{ "folded", 'f', NULL, 0, "Folded output, as flamegraph.pl reads it", 5 },
+	{ "folded", 'f', NULL, 0, "Folded output, as flamegraph.pl reads it (--format folded)", 5 },
 	{ "annotate", 'a', NULL, 0, "With -f, mark kernel frames with a _[k] suffix", 5 },
 	{ "delimited", 'd', NULL, 0, "Print '--' between kernel and user frames", 5 },
 	{},
@@ -93,7 +95,7 @@ static error_t profile_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'I': p->idle = true; break;
 	case OPT_CGROUP: profile__cgroup(state, p, arg); break;
-	case 'f': p->folded = true; break;
+	case 'f': p->common.format_name = "folded"; break;
 	case 'a': p->annotate = true; break;
 	case 'd': p->delimiter = true; break;
 	case ARGP_KEY_ARG:
@@ -196,19 +198,22 @@ static void profile_print(struct profile *p)
 	struct report_info info = {
 		.value = REPORT_SAMPLES, .period_ns = 1000000000ull / p->hz, .event = "cpu-clock",
 	};
+	struct out_opts oo = {
+		.text = { .delimiter = p->delimiter, .label.addrs = p->common.addrs },
+		.folded = { .annotate = p->annotate },
+		.pprof = { .comment = "stacktap profile", .duration_ns = p->common.duration_ns },
+		.speedscope = { .name = "stacktap profile", .weight = true },
+		.flamegraph.title = "stacktap profile",
+	};
+	int err;
 
 	if (!r || report__set_info(r, &info) || raw_stacks__report(p->raw, p->run.sym, r)) {
 		st_err("profile: out of memory while building the report");
 		p->err = -ENOMEM;
-	} else if (p->folded) {
-		struct folded_opts fo = { .annotate = p->annotate };
-
-		out_folded(p->out, r, &fo);
-	} else {
-		struct text_opts to = { .delimiter = p->delimiter,
-					.label.addrs = p->common.addrs };
-
-		out_text(p->out, r, &to);
+	} else if ((err = out_render(p->out, p->common.output, r, p->common.format, &oo))) {
+		st_err("profile: %s: %s", p->common.output ? p->common.output : "stdout",
+		       strerror(-err));
+		p->err = err;
 	}
 	report__free(r);
 }
@@ -268,6 +273,7 @@ int profile_main(int argc, char **argv)
 	int ret;
 
 	st_common_opts__init(&p.common);
+	p.common.formats = OUT_FMTS_STACKS;
 	ret = argp_parse(&argp, argc, argv, 0, NULL, &p);
 	if (ret)
 		return 2;
