@@ -78,8 +78,13 @@ expect_eq profile-bad-hz "$?:$(cat "$TMP/bad.err")" "2:stacktap profile: frequen
 # 5. -P keeps two processes of one name apart: folded output starts with
 #    comm-PID (as stackcollapse-perf.pl --pid writes it), text output shows a
 #    "comm [PID]" line. --cgroup samples only the tasks of that cgroup v2
-#    directory: two busy_fp inside it, a third outside.
+#    directory: two busy_fp inside it, a third outside. These runs follow
+#    every process of the machine (no -p), so they walk frame pointers: with
+#    tables they would build one for every process the machine starts, which
+#    is not what is tested here (in fp mode busy_fp's b3 is lost under its
+#    frameless leaf, as test_count.sh shows for chain_fp).
 cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+FP_CHAIN="__libc_start_call_main;main;b1;b2;spin"
 # three_busy NAME -- STACKTAP_ARGS: busy_fp x3 (1 CPU s each), the first two in $CG.
 three_busy() {
 	local name=$1 i; shift 2
@@ -91,17 +96,20 @@ three_busy() {
 	done
 	for i in 0 1 2; do wait_for_line "$TMP/$name.w$i" '^ready' || fail "$name" "workload not ready"; done
 	echo "${P[0]}" > "$CG/cgroup.procs"; echo "${P[1]}" > "$CG/cgroup.procs"
-	"$ST" profile -F $HZ -U --cgroup "$CG" "$@" 4 > "$TMP/$name.out" 2> "$TMP/$name.err" &
+	timeout 120 "$ST" profile --unwind=fp -F $HZ -U --cgroup "$CG" "$@" 4 \
+		> "$TMP/$name.out" 2> "$TMP/$name.err" &
 	local spid=$!; ST_PIDS+=($spid)
 	wait_for_line "$TMP/$name.err" '^Sampling' || fail "$name" "not sampling: $(cat "$TMP/$name.err")"
 	for i in 0 1 2; do echo go > "$TMP/go$i"; done
-	wait "${P[@]}" "$spid"
+	wait "${P[@]}"
+	wait "$spid"
+	expect_eq "$name-exit" "$?" 0
 }
 if [ -n "$cg2" ] && CG=$(mktemp -d "$cg2/stacktap-test.XXXXXX"); then
 	three_busy perpid-folded -- -P -f
 	expect_eq perpid-folded-apart "$(cut -d';' -f1 "$TMP/perpid-folded.out" | sort -u | tr '\n' ' ')" \
 		"$(printf 'busy_fp-%s\n' "${P[0]}" "${P[1]}" | sort | tr '\n' ' ')"
-	expect_eq perpid-folded-chain "$(grep -c "^busy_fp-${P[0]};_start;__libc_start_main;__libc_start_call_main;main;b1;b2;b3;spin [0-9]*$" "$TMP/perpid-folded.out") $(grep -c "^busy_fp-${P[1]};_start;__libc_start_main;__libc_start_call_main;main;b1;b2;b3;spin [0-9]*$" "$TMP/perpid-folded.out")" "1 1"
+	expect_eq perpid-folded-chain "$(grep -c "^busy_fp-${P[0]};$FP_CHAIN [0-9]*$" "$TMP/perpid-folded.out") $(grep -c "^busy_fp-${P[1]};$FP_CHAIN [0-9]*$" "$TMP/perpid-folded.out")" "1 1"
 	three_busy merged-folded -- -f
 	expect_eq no-perpid-merged "$(cut -d';' -f1 "$TMP/merged-folded.out" | sort -u)" busy_fp
 	three_busy perpid-text -- -P
