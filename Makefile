@@ -26,12 +26,15 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-# Packages `make deps` installs: build, tests, fuzzing. Tests also call jq,
-# python3, bpftrace (the other tracer of test_bad_input.sh), strace, and
-# util-linux's unshare and setpriv (tests/fresh-ns.sh, test_fresh_machine.sh).
+# Packages `make deps` installs: build, tests, fuzzing. Besides Debian's
+# essential ones (coreutils, grep, sed, mawk, findutils, diffutils), the tests
+# call jq, python3, binutils (readelf, objdump, nm), bpftrace (the other tracer
+# of test_bad_input.sh), strace, util-linux's unshare and setpriv and mount's
+# mount (tests/fresh-ns.sh, test_fresh_machine.sh); the output tests golang-go
+# (go tool pprof), babeltrace2, chromium and nodejs.
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg \
-	    golang-go babeltrace2 chromium nodejs python3 bpftrace strace util-linux
+	    golang-go babeltrace2 chromium nodejs python3 bpftrace strace util-linux mount
 # Packages `make bench-deps` adds: the peer tools we measure against.
 BENCH_PKGS := bpfcc-tools linux-perf linux-headers-amd64 bc
 
