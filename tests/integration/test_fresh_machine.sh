@@ -56,3 +56,9 @@ expect_prepare no-tracefs \
 		mount -t tmpfs none /sys/kernel && mkdir /sys/kernel/btf &&
 		mount --bind "$0/btf" /sys/kernel/btf && exec "$@"' "$TMP/keep"
 expect_nothing_left nothing-left-attached
+
+# 3. The build says the same where it generates vmlinux.h.
+"$FRESH" bash -c 'mount --bind "$0" /sys/kernel/btf && exec make -s -C "$1" O="$2" "$2/vmlinux.h"' \
+	"$TMP/empty" "$ROOT" "$TMP/build" > "$TMP/make.out" 2>&1
+expect_eq build-no-btf "$?:$(grep '^make: /sys' "$TMP/make.out")" \
+	"2:make: /sys/kernel/btf/vmlinux: missing: this kernel has no BTF, which the BPF programs are compiled against (CONFIG_DEBUG_INFO_BTF=y)"
