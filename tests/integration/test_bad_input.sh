@@ -9,10 +9,13 @@
 source "$(dirname "$0")/lib.sh"
 
 command -v bpftrace > /dev/null || fail foreign-tracer "bpftrace is missing: make deps installs it"
-setsid bash -c 'while :; do
+# In a session of its own, which it names (its pid is the group's), so one
+# kill ends the loop and the bpftrace it runs.
+setsid bash -c 'echo $$ > "$0"; while :; do
 	bpftrace -e "tracepoint:syscalls:sys_enter_getppid { @n = count(); } interval:s:3 { exit(); }"
-done' > /dev/null 2>&1 &
-foreign=$!
+done' "$TMP/foreign.pid" > /dev/null 2>&1 &
+wait_for_line "$TMP/foreign.pid" '^[0-9]+$' || fail foreign-tracer "did not start"
+foreign=$(cat "$TMP/foreign.pid")
 trap 'kill -- -$foreign 2> /dev/null; st_cleanup' EXIT
 "$ST" count t:sched:sched_process_exec > /dev/null 2> "$TMP/other.err" &
 ST_PIDS+=($!)
