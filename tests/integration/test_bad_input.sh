@@ -2,13 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # Bad input: one clear line on stderr, the right exit code, nothing left attached.
 #
-# Other tracers run on the machine the whole time, their programs coming and
-# going: a bpftrace one-liner restarted every 3 s, and another stacktap.
+# Other tracers run on the machine the whole time: a bpftrace one-liner, a
+# second one restarted every 3 s (programs coming and going), and another
+# stacktap.
 # "Nothing left attached" counts only stacktap's own programs and links that
 # no live process holds (lib.sh: st_left_behind), so they never disturb it.
 source "$(dirname "$0")/lib.sh"
 
 command -v bpftrace > /dev/null || fail foreign-tracer "bpftrace is missing: make deps installs it"
+bpftrace -e 'tracepoint:sched:sched_process_exec { @n = count(); }' > "$TMP/bpftrace.out" 2>&1 &
+bt=$!
+ST_PIDS+=($bt)
+wait_for_line "$TMP/bpftrace.out" '^Attaching' 60 || fail foreign-tracer "bpftrace did not attach"
 # In a session of its own, which it names (its pid is the group's), so one
 # kill ends the loop and the bpftrace it runs.
 setsid bash -c 'echo $$ > "$0"; while :; do
@@ -117,8 +122,9 @@ expect_line count-unwind-mode 2 "stacktap count: unwind mode 'x': want auto, tab
 	-- count --unwind=x t:syscalls:sys_enter_getppid
 
 expect_nothing_left nothing-left-attached
-# ... while other tracers' programs were loaded: the check never counted them.
-at_least foreign-programs-meanwhile "$(bpftool -j prog show | jq '[.[] | select((.name // "") | startswith("st_") | not)] | length')" 1
+# ... while the first bpftrace's programs were loaded: the check never counted them.
+at_least foreign-programs-meanwhile "$(kill -0 $bt && bpftool -j prog show |
+	jq '[.[] | select((.name // "") | startswith("st_") | not)] | length')" 1
 
 # SIGKILL mid-run: the kernel drops everything with the last fd.
 "$ST" count t:syscalls:sys_enter_getppid "u:$W/chain_fp:leaf" > /dev/null 2> "$TMP/kerr" &
@@ -143,4 +149,4 @@ expect_eq sigint-printed "$(tail -2 "$TMP/iout" | head -1)" "    3"
 expect_nothing_left sigint-nothing-left
 
 # The other tracers were there the whole time, and their programs were not ours.
-expect_eq foreign-tracer-ran "$(kill -0 "$foreign" 2>/dev/null && echo running)" running
+expect_eq foreign-tracers-ran "$(kill -0 $bt "$foreign" 2>/dev/null && echo running)" running
