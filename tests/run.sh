@@ -129,8 +129,9 @@ run_fuzz() {
 		work=$(mktemp -d "$RUN_DIR/fuzz.XXXXXX")
 		log=$RUN_DIR/$(basename "$f").log
 		[ -d "$corpus" ] && cp -r "$corpus"/. "$work"/
+		# Crash and slow-input artifacts land in this run's directory, not the tree.
 		if "$f" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -print_final_stats=0 \
-			"$work" > "$log" 2>&1; then
+			-artifact_prefix="$RUN_DIR/$(basename "$f")-" "$work" > "$log" 2>&1; then
 			record pass "$name"
 		else
 			record fail "$name"; echo "FAIL $name"; tail -40 "$log"
