@@ -73,7 +73,7 @@ static const char doc[] =
 	"  stacktap offcpu -m 1000 --state D   # uninterruptible blocks of 1 ms or more\n"
 	"  stacktap offcpu -u -f -a 5 > out.folded   # user threads, flame graph in us\n"
 	"  stacktap offcpu --format flamegraph -o off.html 5   # flame graph, in us\n"
-	"  stacktap offcpu --format pprof -o off.pb.gz 5       # go tool pprof off.pb.gz\n"
+	"  stacktap offcpu --format pprof -o off.pb.gz 5       # go tool pprof\n"
 	"  stacktap offcpu -k -K               # kernel threads, kernel stacks\n";
 
 enum { OPT_STATE = 0x400 };
