@@ -115,6 +115,27 @@ if [ -n "$cg2" ] && CG=$(mktemp -d "$cg2/stacktap-test.XXXXXX"); then
 	three_busy perpid-text -- -P
 	expect_eq perpid-text-lines "$(grep '^    busy_fp \[' "$TMP/perpid-text.out" | sort -u | tr '\n' '|')" \
 		"$(printf '    busy_fp [%s]\n' "${P[0]}" "${P[1]}" | sort | tr '\n' '|')"
+
+	# 6. A task freeing its heap at exit runs in exit_mmap() after its mm is
+	#    detached: no user context, so its samples carry the lost-user-stack
+	#    mark (and are counted), never an empty stack.
+	rm -f "$TMP/gobig"; mkfifo "$TMP/gobig"
+	"$W/bigexit" 1024 "$TMP/gobig" > "$TMP/bigexit.w" &
+	bp=$!; ST_PIDS+=($bp)
+	wait_for_line "$TMP/bigexit.w" '^ready' || fail bigexit "workload not ready"
+	echo "$bp" > "$CG/cgroup.procs"
+	timeout 120 "$ST" profile --unwind=fp --user-stacks=sync -F $HZ -f -U --cgroup "$CG" 3 \
+		> "$TMP/bigexit.out" 2> "$TMP/bigexit.err" &
+	spid=$!; ST_PIDS+=($spid)
+	wait_for_line "$TMP/bigexit.err" '^Sampling' || fail bigexit "not sampling: $(cat "$TMP/bigexit.err")"
+	echo go > "$TMP/gobig"
+	wait "$bp"; wait "$spid"
+	expect_eq bigexit-exit "$?" 0
+	expect_eq bigexit-no-empty-stack "$(awk '$1 !~ /;/' "$TMP/bigexit.out")" ""
+	lost=$(awk '$1 == "bigexit;[user_stack_lost:_unavailable]" {s += $2} END {print s + 0}' "$TMP/bigexit.out")
+	at_least bigexit-lost-marked "$lost" 1
+	expect_eq bigexit-lost-counted "$lost" \
+		"$(sed -n 's/^stacktap: \([0-9]*\) user stacks\{0,1\} unavailable$/\1/p' "$TMP/bigexit.err")"
 	rmdir "$CG"
 else
 	skip perpid-cgroup "no cgroup v2 hierarchy to make a cgroup in"
