@@ -26,11 +26,17 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-# Packages `make deps` installs: build, tests, fuzzing.
+# Packages `make deps` installs: build, tests, fuzzing. Besides Debian's
+# essential ones (coreutils, grep, sed, mawk, findutils, diffutils), the tests
+# call jq, python3, binutils (readelf, objdump, nm), bpftrace (the other tracer
+# of test_bad_input.sh), strace, util-linux's unshare and setpriv and mount's
+# mount (tests/fresh-ns.sh, test_fresh_machine.sh); the output tests golang-go
+# (go tool pprof), babeltrace2, chromium and nodejs.
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
-	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg
+	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg \
+	    golang-go babeltrace2 chromium nodejs python3 bpftrace strace util-linux mount
 # Packages `make bench-deps` adds: the peer tools we measure against.
-BENCH_PKGS := bpftrace bpfcc-tools linux-perf linux-headers-amd64 bc
+BENCH_PKGS := bpfcc-tools linux-perf linux-headers-amd64 bc
 
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
@@ -64,11 +70,26 @@ SRC_OBJS  := $(patsubst %.c,$(O)/obj/%.o,$(SRC_SRCS))
 
 all: $(O)/stacktap
 
+# The version --version prints: the release, and the commit when built from git.
+ST_VERSION := 0.1
+ST_GIT := $(shell git describe --always --dirty 2>/dev/null)
+$(O)/version.h: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)v='#define ST_VERSION "$(ST_VERSION)$(if $(ST_GIT), (git $(ST_GIT)))"'; \
+		[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
+$(O)/obj/src/main.o: $(O)/version.h
+FORCE:
+
 # --- dependencies -----------------------------------------------------------
 
+# npm: Debian's package, unless the installed nodejs brings its own (it then
+# conflicts with Debian's npm). The output tests' readers from npm (speedscope's schema, ajv, playwright-core
+# driving Debian's chromium), pinned by tests/js/package-lock.json.
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS)
+	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm
+	cd tests/js && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
 
 bench-deps: deps
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_PKGS)
@@ -78,13 +99,19 @@ bench-deps: deps
 need-deps:
 	@for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' \
-		|| { echo "make: $$p missing, running make deps" >&2; $(MAKE) --no-print-directory deps; break; }; \
-	done
+		|| { echo "make: $$p missing, running make deps" >&2; $(MAKE) --no-print-directory deps; exit $$?; }; \
+	done; \
+	command -v npm >/dev/null && [ -f tests/js/node_modules/.package-lock.json ] \
+		|| { echo "make: tests/js/node_modules missing, running make deps" >&2; $(MAKE) --no-print-directory deps; }
 
 # --- BPF --------------------------------------------------------------------
 
+# The BPF programs are compiled against this kernel's BTF (CO-RE).
 $(O)/vmlinux.h:
 	$(call msg,GEN,$@)
+	$(Q)test -r /sys/kernel/btf/vmlinux || { echo "make: /sys/kernel/btf/vmlinux:" \
+		"missing: this kernel has no BTF, which the BPF programs are compiled against" \
+		"(CONFIG_DEBUG_INFO_BTF=y)" >&2; exit 1; }
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
@@ -133,6 +160,16 @@ $(O)/tests/%: tests/unit/%.c tests/unit/check.h $(O)/libstacktap.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ST_CFLAGS) $(LDFLAGS) $< $(O)/libstacktap.a $(LDLIBS) -o $@
 
+# Helpers of the script tests: tests/helpers/NAME.c -> $(O)/tests/NAME (not run by themselves).
+HELPERS := $(patsubst tests/helpers/%.c,$(O)/tests/%,$(wildcard tests/helpers/*.c))
+$(O)/tests/%: tests/helpers/%.c $(O)/libstacktap.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ST_CFLAGS) $(LDFLAGS) $< $(O)/libstacktap.a $(LDLIBS) -o $@
+
+# The flame graph page is built into its writer (.incbin).
+$(O)/obj/lib/out/flamegraph.o $(O)/fuzz/obj/lib/out/flamegraph.o: lib/out/flamegraph.html
+
 # Workloads with known call chains; each file's first line comment names its build.
 include $(wildcard tests/workloads/*.mk)
 
@@ -153,7 +190,7 @@ $(O)/fuzz/%: fuzz/%.c $(O)/fuzz/libstacktap-san.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(O)/fuzz/libstacktap-san.a $(LDLIBS) -o $@
 
-tests: $(O)/stacktap $(UNITS) workloads $(FUZZERS) bpf-headers
+tests: $(O)/stacktap $(UNITS) $(HELPERS) workloads $(FUZZERS) bpf-headers
 
 check: need-deps
 	$(Q)$(MAKE) --no-print-directory tests
@@ -169,4 +206,4 @@ bench: $(O)/stacktap workloads
 clean:
 	rm -rf $(O)
 
-.PHONY: all deps bench-deps need-deps tests check demo bench clean workloads bpf-headers
+.PHONY: all deps bench-deps need-deps tests check demo bench clean workloads bpf-headers FORCE

@@ -1,20 +1,43 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Process lifecycle probes: exec, executable mmap and exit, sent as
- * st_proc_event records through the capture ring buffer, in order with the
- * events. User space (lib/proc/tracker.c) reloads a process's mappings and
- * unwind tables on exec and mmap, and frees its BPF tables on exit. A tool
- * includes this header once; lib/session/proc_events.c attaches the
- * programs by name.
+ * Process lifecycle probes: exec, fork, executable mmap, munmap of code and
+ * exit, sent as st_proc_event records through the capture ring buffer, in
+ * order with the events and stamped with their time. User space
+ * (lib/proc/lifecycle.c) keeps each process's mappings over time in the
+ * process registry, which reloads unwind tables on change and frees a
+ * process's BPF tables on exit. A tool includes this header once;
+ * lib/session/proc_events.c attaches the programs by name.
  */
 #ifndef ST_PROC_EVENTS_BPF_H
 #define ST_PROC_EVENTS_BPF_H
 
 #include "bpf/state.bpf.h"
+#include <bpf/bpf_tracing.h>
+
+#include "bpf/ustack.bpf.h" /* st_uprocs: a fork copies its parent's entry, exec drops it */
 
 #ifndef ST_PROT_EXEC
 #define ST_PROT_EXEC 0x4 /* PROT_EXEC */
 #endif
+#define ST_MAP_FIXED 0x10 /* MAP_FIXED: the new mapping replaces what was there */
+#define ST_VM_EXEC 0x4    /* include/linux/mm.h VM_EXEC */
+#define ST_EBUSY 16       /* bpf_find_vma(): the mm lock is contended */
+/* VMAs looked at per munmap: a library is 4-5 (its segments and the gaps between them). */
+#ifndef ST_UNMAP_SCAN
+#define ST_UNMAP_SCAN 16
+#endif
+
+/* Threads inside a munmap (or a MAP_FIXED mmap) of code: the range, reported at its exit. */
+struct st_unmap_range {
+	__u64 start, end;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct st_unmap_range);
+} st_unmaps SEC(".maps");
 
 /* Threads inside an mmap(PROT_EXEC) call, so its exit can report it. */
 struct {
@@ -48,6 +71,7 @@ static __always_inline struct st_proc_event *st_proc_record(__u32 pid, __u16 wha
 	pe->what = what;
 	pe->pid = pid;
 	pe->ts = bpf_ktime_get_ns();
+	pe->ppid = pe->pad = 0;
 	pe->start = pe->end = pe->pgoff = pe->ino = 0;
 	pe->dev = pe->ncomps = pe->map_flags = 0;
 	return pe;
@@ -146,6 +170,8 @@ int st_proc_exec(void *ctx)
 
 	if (!st_proc_wanted(pid))
 		return 0;
+	/* The walker's entry (a fork's copy, or the old image's) describes mappings gone now. */
+	bpf_map_delete_elem(&st_uprocs, &pid);
 	st_proc_send(pid, ST_PROC_EXEC);
 	/* The kernel mapped the binary and its interpreter itself: describe both now. */
 	st_proc_send_map(pid, BPF_CORE_READ(task, mm, start_code));
@@ -166,6 +192,101 @@ int st_proc_exit(void *ctx)
 	return 0;
 }
 
+/*
+ * A child maps what its parent maps until it execs: the walk at its first
+ * event (often the execve itself, a moment later) finds its parent's tables
+ * under its own pid, and user space copies the parent's mappings from this
+ * record. Threads share their process's entry and are not reported.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(st_proc_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ppid = parent->tgid, pid = child->tgid;
+	struct st_proc_event *pe;
+	struct st_uproc *up;
+
+	if (pid == ppid || !st_proc_wanted(ppid))
+		return 0;
+	up = bpf_map_lookup_elem(&st_uprocs, &ppid);
+	if (up)
+		bpf_map_update_elem(&st_uprocs, &pid, up, BPF_ANY);
+	pe = st_proc_record(pid, ST_PROC_FORK);
+	if (!pe)
+		return 0;
+	pe->ppid = ppid;
+	st_proc_output(pe, offsetof(struct st_proc_event, comps));
+	return 0;
+}
+
+struct st_vma_scan {
+	__u64 next;
+	bool exec;
+};
+
+static long st_vma_scan_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct st_vma_scan *s = data;
+
+	if (BPF_CORE_READ(vma, vm_flags) & ST_VM_EXEC)
+		s->exec = true;
+	s->next = vma->vm_end;
+	return 0;
+}
+
+/*
+ * Does [start, end) hold code? VMA by VMA from @start (a library's munmap
+ * covers all its segments, the first of which is not executable). When the
+ * mm lock is contended the answer is yes: user space ignores a range that
+ * holds nothing it knows.
+ */
+static __always_inline bool st_range_has_exec(__u64 start, __u64 end)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct st_vma_scan s = { .next = start };
+	__u64 at;
+	long err;
+	int i;
+
+	for (i = 0; i < ST_UNMAP_SCAN && !s.exec; i++) {
+		at = s.next;
+		if (at >= end)
+			break;
+		err = bpf_find_vma(task, at, st_vma_scan_cb, &s, 0);
+		if (err == -ST_EBUSY)
+			return true;
+		if (err || s.next <= at)
+			break;
+	}
+	return s.exec;
+}
+
+static __always_inline void st_proc_note_unmap(__u64 start, __u64 len)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct st_unmap_range r = { .start = start, .end = start + len };
+
+	if (r.end > r.start && st_range_has_exec(r.start, r.end))
+		bpf_map_update_elem(&st_unmaps, &tid, &r, BPF_ANY);
+}
+
+/* The unmap noted at the call's entry, sent when the call succeeded. */
+static __always_inline void st_proc_send_unmap(__u64 id, bool ok)
+{
+	__u32 tid = (__u32)id;
+	struct st_unmap_range *r = bpf_map_lookup_elem(&st_unmaps, &tid);
+	struct st_proc_event *pe;
+
+	if (!r)
+		return;
+	pe = ok ? st_proc_record(id >> 32, ST_PROC_UNMAP) : NULL;
+	if (pe) {
+		pe->start = r->start;
+		pe->end = r->end;
+		st_proc_output(pe, offsetof(struct st_proc_event, comps));
+	}
+	bpf_map_delete_elem(&st_unmaps, &tid);
+}
+
 struct st_mmap_enter {
 	__u64 pad;
 	__s32 nr;
@@ -179,8 +300,13 @@ int st_proc_mmap_enter(struct st_mmap_enter *ctx)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u8 one = 1;
 
-	if ((ctx->prot & ST_PROT_EXEC) && st_proc_wanted(bpf_get_current_pid_tgid() >> 32))
+	if (!st_proc_wanted(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	if (ctx->prot & ST_PROT_EXEC)
 		bpf_map_update_elem(&st_exec_mmaps, &tid, &one, BPF_ANY);
+	/* A fixed mapping over code replaces it even when the new one is not code. */
+	if (ctx->flags & ST_MAP_FIXED)
+		st_proc_note_unmap(ctx->addr, ctx->len);
 	return 0;
 }
 
@@ -196,12 +322,40 @@ int st_proc_mmap_exit(struct st_sys_exit *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
+	bool ok = ctx->ret >= 0 || ctx->ret < -4095;
 
+	st_proc_send_unmap(id, ok);
 	if (!bpf_map_lookup_elem(&st_exec_mmaps, &tid))
 		return 0;
 	bpf_map_delete_elem(&st_exec_mmaps, &tid);
-	if (ctx->ret >= 0 || ctx->ret < -4095)
+	if (ok)
 		st_proc_send_map(id >> 32, ctx->ret);
+	return 0;
+}
+
+struct st_munmap_enter {
+	__u64 pad;
+	__s32 nr;
+	__u32 pad2;
+	__u64 addr, len;
+};
+
+/*
+ * munmap of code (dlclose): from that moment frames at those addresses are
+ * not that library's any more. Only ranges holding code are noted.
+ */
+SEC("tracepoint/syscalls/sys_enter_munmap")
+int st_proc_munmap_enter(struct st_munmap_enter *ctx)
+{
+	if (st_proc_wanted(bpf_get_current_pid_tgid() >> 32))
+		st_proc_note_unmap(ctx->addr, ctx->len);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_munmap")
+int st_proc_munmap_exit(struct st_sys_exit *ctx)
+{
+	st_proc_send_unmap(bpf_get_current_pid_tgid(), ctx->ret == 0);
 	return 0;
 }
 

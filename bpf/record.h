@@ -57,9 +57,11 @@ enum st_rec_kind {
 };
 
 enum st_proc_what {
-	ST_PROC_EXEC = 1, /* the process exec'ed: its mappings are new */
-	ST_PROC_EXIT = 3, /* its last thread exited */
-	ST_PROC_MAP = 4,  /* it mapped a file executable (the loader, dlopen): in full */
+	ST_PROC_EXEC = 1,  /* the process exec'ed: its mappings are new */
+	ST_PROC_FORK = 2,  /* it was forked from ppid: it maps what its parent maps */
+	ST_PROC_EXIT = 3,  /* its last thread exited */
+	ST_PROC_MAP = 4,   /* it mapped a file executable (the loader, dlopen): in full */
+	ST_PROC_UNMAP = 5, /* it unmapped [start, end), which held code (munmap, dlclose) */
 };
 
 /*
@@ -72,17 +74,22 @@ enum st_proc_what {
 #define ST_MAP_PATH_CUT 1 /* st_proc_event.map_flags: path incomplete */
 
 /*
- * Process lifecycle, so unwind tables and mappings follow exec, dlopen and
- * exit. ST_PROC_MAP records carry the mapping itself, so a process that has
+ * Process lifecycle, so unwind tables and mappings follow fork, exec,
+ * dlopen, dlclose and exit, each at its time (ts, the clock of st_event.ts:
+ * an event is resolved with the mappings live at its own moment).
+ * ST_PROC_MAP records carry the mapping itself, so a process that has
  * exited by the time user space reads the record is still described.
  */
 struct st_proc_event {
 	__u16 kind;  /* ST_REC_PROC */
 	__u16 what;  /* enum st_proc_what */
 	__u32 pid;
-	__u64 ts;
-	/* ST_PROC_MAP only: */
+	__u64 ts;    /* bpf_ktime_get_ns() */
+	__u32 ppid;  /* ST_PROC_FORK: the parent */
+	__u32 pad;
+	/* ST_PROC_MAP and ST_PROC_UNMAP: */
 	__u64 start, end; /* [start, end) */
+	/* ST_PROC_MAP only: */
 	__u64 pgoff;      /* file offset of start, bytes */
 	__u64 ino;
 	__u32 dev;        /* the kernel's dev_t: major << 20 | minor */

@@ -10,7 +10,7 @@
  *   ucopy.bpf.h    a copy of the user stack for user space to unwind   (state, ustack)
  *   deferred.bpf.h the cookie, the task_work request and its callback (state, ustack, ucopy)
  *   capture.bpf.h  the kernel stack and the sync-or-defer decision     (all of the above)
- *   proc_events.bpf.h exec / mmap / exit records                       (state)
+ *   proc_events.bpf.h fork / exec / mmap / munmap / exit records        (state, ustack)
  */
 #ifndef ST_STATE_BPF_H
 #define ST_STATE_BPF_H

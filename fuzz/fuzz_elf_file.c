@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libFuzzer harness for lib/sym/elf_file: the input as an ELF file in a memfd. */
+/* libFuzzer harness for lib/elf/elf_file: the input as an ELF file in a memfd. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "lib/sym/demangle.h"
-#include "lib/sym/elf_file.h"
+#include "lib/elf/elf_file.h"
 
 static volatile uint8_t sink;
 
-static void exercise(const struct elf_file *ef, size_t size)
+static void exercise(struct elf_file *ef, size_t size)
 {
 	uint64_t probe[] = { 0, 0x40, 0x1000, 0x1130, 0x401000, size / 2, size - 1, UINT64_MAX };
 	const struct elf_sym *s, *t;
@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
 		abort();
-	ef = elf_file__open_fd(fd, "fuzz");
+	ef = elf_file__open_fd(fd, "fuzz", ELF_OPEN_QUIET);
 	close(fd);
 	if (!ef)
 		return 0;

@@ -37,3 +37,10 @@ const char *frame_label(const struct report_frame *f, const struct frame_label_o
 		label__put(buf, len, &used, " at %s:%llu", f->src_file, f->line);
 	return buf;
 }
+
+uint64_t frame_pc(const struct report_frame *frames, size_t n, size_t i)
+{
+	while (i + 1 < n && frames[i].kind == REPORT_FRAME_INLINE && !frames[i].addr)
+		i++;
+	return frames[i].kind == REPORT_FRAME_MARK ? 0 : frames[i].addr;
+}

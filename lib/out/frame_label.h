@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/report/report.h"
 
@@ -23,6 +24,15 @@ struct frame_label_opts {
  */
 const char *frame_label(const struct report_frame *f, const struct frame_label_opts *o, char *buf,
 			size_t len);
+
+/**
+ * frame_pc() - the address frame @i of @frames (@n of them) stands at: its
+ * own, but an inlined frame's is that of the frame it was inlined into (the
+ * next non-inline one), and a mark has none.
+ *
+ * Return: the address, or 0.
+ */
+uint64_t frame_pc(const struct report_frame *frames, size_t n, size_t i);
 
 /* Enough for a long demangled name, its module and a source path. */
 #define FRAME_LABEL_MAX 1024

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* JSON Lines output. */
+#include <stdbool.h>
+
 #include "lib/out/json.h"
 
-void json_string(FILE *f, const char *s)
+static void json__string(FILE *f, const char *s, bool html)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -10,12 +12,22 @@ void json_string(FILE *f, const char *s)
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || (html && (c == '<' || c == '>' || c == '&')))
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+void json_string(FILE *f, const char *s)
+{
+	json__string(f, s, false);
+}
+
+void json_string_html(FILE *f, const char *s)
+{
+	json__string(f, s, true);
 }
 
 static void json_frames(FILE *f, const struct report_frame *frames, size_t n,

@@ -12,6 +12,9 @@
 /** json_string() - write @s as a JSON string literal, escaped. */
 void json_string(FILE *f, const char *s);
 
+/** json_string_html() - json_string(), with <, > and & escaped too: safe inside an HTML <script>. */
+void json_string_html(FILE *f, const char *s);
+
 /**
  * out_json_event() - one event as one line:
  * {"time":T,"comm":C,"pid":P,"tid":T,"cpu":C,"probe":S,"kernel":[...],"user":[...]}

@@ -1,171 +1,68 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The process registry: executable mappings per pid, ELF files shared and held open. */
+/* The process registry: what each process maps over time, and the files, opened once. */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "lib/proc/maps.h"
+#include "lib/elf/elf_cache.h"
+#include "lib/proc/proc_file.h"
 #include "lib/proc/registry.h"
+#include "lib/proc/timeline.h"
+#include "lib/util/htab.h"
 #include "lib/util/log.h"
 
 /*
- * Three tables, each a chained hash keyed by two integers:
- *  - procs: pid -> the executable mappings as last read, sorted by start;
- *  - files: (device, inode) -> the ELF file, opened once and kept open until
- *    procs__free(), or NULL when it could not be opened (not retried);
- *  - strs:  interned mapping paths, so a user_frame's path stays valid across
- *    procs__refresh() for the life of the registry.
- * vDSO images have no inode; they are compared byte for byte instead.
+ * Two tables and the file cache:
+ *  - procs: pid -> its timeline of executable mappings (every one ever seen,
+ *    with when it was mapped), kept after exit for events read late;
+ *  - strs:  interned mapping paths, so a proc_loc's path stays valid for
+ *    the life of the registry;
+ *  - files: lib/elf/elf_cache.h, (device, inode) -> the file model, opened
+ *    through proc_file__open() the first time any process maps the file
+ *    (while that process may still be alive for /proc/PID/map_files).
+ * The vDSO has no inode: its image is read from the process's memory.
  */
 
-struct hnode {
-	struct hnode *next;
-	uint64_t k1, k2;
-};
-
-struct htab {
-	struct hnode **b;
-	size_t nb, n;
-};
-
-struct reg_file {
-	struct hnode node;      /* (dev, inode) */
-	struct elf_file *ef;
-};
-
-struct reg_vdso {
-	struct reg_vdso *next;
-	void *image;
-	size_t size;
-	struct reg_file file;
+struct reg_proc {
+	struct hnode node;   /* (pid, 0) */
+	struct timeline tl;
+	uint64_t image_ts;   /* its last exec or fork: a guessed mapping starts no earlier */
+	uint64_t exit_ts;    /* 0 while it lives */
+	bool based;          /* its image is known: a /proc read, an exec or a fork */
+	bool gone_counted;
 };
 
 struct reg_str {
-	struct hnode node;      /* (hash, length) */
+	struct hnode node; /* (hash, length) */
 	char s[];
 };
 
-struct reg_map {
-	uint64_t start, end, pgoff;
-	const char *path;       /* interned */
-	struct reg_file *file;  /* NULL for anonymous code */
-};
-
-struct reg_proc {
-	struct hnode node;      /* (pid, 0) */
-	struct reg_map *maps;
-	size_t n;
-};
-
 struct proc_registry {
-	struct htab procs, files, strs;
-	struct reg_vdso *vdsos;
+	struct htab procs, strs;
+	struct elf_cache *files;
+	struct procs_listener listener;
+	struct procs_stats stats;
 };
 
 /* The vDSO is one or two pages; anything far larger is not one. */
 #define VDSO_MAX_SIZE (1u << 20)
 
-static size_t hash__slot(size_t nb, uint64_t k1, uint64_t k2)
+uint64_t procs_now(void)
 {
-	uint64_t x = k1 * 0x9e3779b97f4a7c15ull ^ k2;
+	struct timespec ts;
 
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 29;
-	return (size_t)x & (nb - 1);
-}
-
-/* The first node with key (k1, k2); callers walk ->next for more with equal keys. */
-static struct hnode *htab__first(const struct htab *h, uint64_t k1, uint64_t k2)
-{
-	struct hnode *n;
-
-	if (!h->nb)
-		return NULL;
-	for (n = h->b[hash__slot(h->nb, k1, k2)]; n; n = n->next)
-		if (n->k1 == k1 && n->k2 == k2)
-			return n;
-	return NULL;
-}
-
-static struct hnode *hnode__next_same(struct hnode *n)
-{
-	uint64_t k1 = n->k1, k2 = n->k2;
-
-	for (n = n->next; n; n = n->next)
-		if (n->k1 == k1 && n->k2 == k2)
-			return n;
-	return NULL;
-}
-
-/* Keeps the load factor at or under 1 by doubling. Return: 0 or -ENOMEM. */
-static int htab__insert(struct htab *h, struct hnode *node)
-{
-	struct hnode **nb, *n, *next;
-	size_t i, size, s;
-
-	if (h->n >= h->nb) {
-		size = h->nb ? h->nb * 2 : 256;
-		if (size < h->nb || size > SIZE_MAX / sizeof(*nb))
-			return -ENOMEM;
-		nb = calloc(size, sizeof(*nb));
-		if (!nb)
-			return -ENOMEM;
-		for (i = 0; i < h->nb; i++) {
-			for (n = h->b[i]; n; n = next) {
-				next = n->next;
-				s = hash__slot(size, n->k1, n->k2);
-				n->next = nb[s];
-				nb[s] = n;
-			}
-		}
-		free(h->b);
-		h->b = nb;
-		h->nb = size;
-	}
-	s = hash__slot(h->nb, node->k1, node->k2);
-	node->next = h->b[s];
-	h->b[s] = node;
-	h->n++;
-	return 0;
-}
-
-/* Calls @fn on every node; @fn may free the node. */
-static void htab__drain(struct htab *h, void (*fn)(struct hnode *))
-{
-	struct hnode *n, *next;
-	size_t i;
-
-	for (i = 0; i < h->nb; i++)
-		for (n = h->b[i]; n; n = next) {
-			next = n->next;
-			fn(n);
-		}
-	free(h->b);
-	h->b = NULL;
-	h->nb = h->n = 0;
-}
-
-static uint64_t str__hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Return: the registry's copy of @s, or NULL when out of memory. */
 static const char *procs__intern(struct proc_registry *r, const char *s)
 {
-	uint64_t h = str__hash(s), len = strlen(s);
+	uint64_t h = str_hash(s), len = strlen(s);
 	struct hnode *n;
 	struct reg_str *rs;
 
@@ -187,55 +84,35 @@ static const char *procs__intern(struct proc_registry *r, const char *s)
 	return rs->s;
 }
 
-/* Return: an fd on @path when it still is the mapped inode, else -1. */
-static int procs__open_checked(const char *path, uint64_t inode)
+static struct reg_proc *procs__lookup(const struct proc_registry *r, int pid)
 {
-	struct stat st;
-	int fd;
-
-	/* Non-blocking: a FIFO put where the mapped file was would block the open forever. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	/* Only the inode: overlayfs reports another device in maps than stat does. */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != inode) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return (struct reg_proc *)htab__first(&r->procs, (uint64_t)pid, 0);
 }
 
-/*
- * map_files opens the very file that is mapped, even deleted or in another
- * mount namespace, but needs CAP_SYS_ADMIN; the path fallbacks then need the
- * file still in place, which the inode check verifies.
- */
-static struct elf_file *procs__open_elf(int pid, const struct proc_map *m)
+static struct reg_proc *procs__get(struct proc_registry *r, int pid)
 {
-	static const char deleted[] = " (deleted)";
-	size_t plen = strlen(m->path), dlen = sizeof(deleted) - 1;
-	char buf[PATH_MAX + 64];
-	struct elf_file *ef;
-	int fd;
+	struct reg_proc *p = procs__lookup(r, pid);
 
-	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,
-		 m->end);
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && m->path[0] == '/' &&
-	    !(plen >= dlen && !strcmp(m->path + plen - dlen, deleted))) {
-		if ((size_t)snprintf(buf, sizeof(buf), "/proc/%d/root%s", pid, m->path) <
-		    sizeof(buf))
-			fd = procs__open_checked(buf, m->inode);
-		if (fd < 0)
-			fd = procs__open_checked(m->path, m->inode);
-	}
-	if (fd < 0) {
-		st_info("procs: %d: cannot open %s", pid, m->path);
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->node.k1 = (uint64_t)pid;
+	if (htab__insert(&r->procs, &p->node)) {
+		free(p);
 		return NULL;
 	}
-	ef = elf_file__open_fd(fd, m->path);
-	close(fd);
-	return ef;
+	return p;
+}
+
+static void procs__refused(struct proc_registry *r, const struct proc_map *m,
+			   enum safe_open_why why)
+{
+	r->stats.refused[why]++;
+	if (!r->stats.refused_path[why])
+		r->stats.refused_path[why] = procs__intern(r, m->path);
+	st_info("procs: %s: not used: %s", m->path, safe_open_why_text(why));
 }
 
 /* Return: the vDSO image of @pid read from its memory (malloc'ed), or NULL. */
@@ -243,7 +120,7 @@ static void *procs__read_vdso(int pid, const struct proc_map *m, size_t *size)
 {
 	char path[64];
 	void *buf;
-	ssize_t r;
+	ssize_t n;
 	int fd;
 
 	if (m->end - m->start > VDSO_MAX_SIZE)
@@ -254,141 +131,132 @@ static void *procs__read_vdso(int pid, const struct proc_map *m, size_t *size)
 	if (fd < 0)
 		return NULL;
 	buf = malloc(*size);
-	r = buf ? pread(fd, buf, *size, (off_t)m->start) : -1;
+	n = buf ? pread(fd, buf, *size, (off_t)m->start) : -1;
 	close(fd);
-	if (r != (ssize_t)*size) {
+	if (n != (ssize_t)*size) {
 		free(buf);
 		return NULL;
 	}
 	return buf;
 }
 
-/* The vDSO as a file: images identical to one seen before share its entry. */
-static struct reg_file *procs__get_vdso(struct proc_registry *r, int pid,
-					const struct proc_map *m)
+/* The file model of a mapping, opened the first time any process maps the file. */
+static struct elf_file *procs__open_file(struct proc_registry *r, int pid,
+					 const struct proc_map *m)
 {
-	struct reg_vdso *v;
+	uint64_t dev = elf_cache_dev(m->dev_major, m->dev_minor);
+	enum safe_open_why why;
+	struct elf_file *ef;
 	size_t size;
 	void *image;
+	bool known;
 	int fd;
 
-	image = procs__read_vdso(pid, m, &size);
-	if (!image)
-		return NULL;
-	for (v = r->vdsos; v; v = v->next) {
-		if (v->size == size && !memcmp(v->image, image, size)) {
-			free(image);
-			return &v->file;
-		}
+	if (!m->inode) {
+		if (strcmp(m->path, "[vdso]"))
+			return NULL; /* anonymous code: JIT or similar */
+		image = procs__read_vdso(pid, m, &size);
+		ef = image ? elf_cache__add_image(r->files, image, size, "[vdso]") : NULL;
+		free(image);
+		return ef;
 	}
-	v = calloc(1, sizeof(*v));
-	fd = v ? memfd_create("stacktap-vdso", MFD_CLOEXEC) : -1;
-	if (fd >= 0 && write(fd, image, size) == (ssize_t)size)
-		v->file.ef = elf_file__open_fd(fd, "[vdso]");
+	ef = elf_cache__get(r->files, dev, m->inode, &known);
+	if (known)
+		return ef;
+	fd = proc_file__open(pid, m, &why);
+	if (fd < 0)
+		procs__refused(r, m, why);
+	ef = elf_cache__add(r->files, dev, m->inode, fd, m->path);
+	if (fd >= 0 && !ef) {
+		r->stats.not_elf++;
+		st_info("procs: %s: not an ELF file", m->path);
+	}
 	if (fd >= 0)
 		close(fd);
-	if (!v || !v->file.ef) {
-		free(v);
-		free(image);
-		return NULL;
-	}
-	v->image = image;
-	v->size = size;
-	v->next = r->vdsos;
-	r->vdsos = v;
-	return &v->file;
+	return ef;
 }
 
-/* Return: the shared file of a mapping, or NULL for anonymous code or a failed open. */
-static struct reg_file *procs__get_file(struct proc_registry *r, int pid,
-					const struct proc_map *m)
+/* @m as the timeline holds it: interned path and the file, known or opened now. */
+static int procs__tl_map(struct proc_registry *r, struct reg_proc *p, int pid,
+			 const struct proc_map *m, struct tl_map *out)
 {
-	uint64_t dev = (uint64_t)m->dev_major << 32 | m->dev_minor;
-	struct reg_file *f;
-	struct hnode *n;
+	uint64_t dev = elf_cache_dev(m->dev_major, m->dev_minor);
+	const struct tl_map *live;
 
-	if (!m->inode)
-		return strcmp(m->path, "[vdso]") ? NULL : procs__get_vdso(r, pid, m);
-	n = htab__first(&r->files, dev, m->inode);
-	if (n)
-		return (struct reg_file *)n;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
-	f->node.k1 = dev;
-	f->node.k2 = m->inode;
-	f->ef = procs__open_elf(pid, m);
-	if (htab__insert(&r->files, &f->node)) {
-		elf_file__free(f->ef);
-		free(f);
-		return NULL;
-	}
-	return f;
+	*out = (struct tl_map){ .start = m->start, .end = m->end, .pgoff = m->pgoff,
+				.dev = dev, .ino = m->inode, .path = procs__intern(r, m->path) };
+	if (!out->path)
+		return -ENOMEM;
+	/* Already mapped the same way: the same file, without opening or reading anything. */
+	live = p ? timeline__find(&p->tl, TL_LIVE - 1, m->start) : NULL;
+	if (live && live->start == m->start && live->end == m->end && live->pgoff == m->pgoff &&
+	    live->dev == dev && live->ino == m->inode && live->path == out->path)
+		out->file = live->file;
+	else
+		out->file = procs__open_file(r, pid, m);
+	return 0;
 }
 
-/* Return: the executable mappings of @maps, in order, or NULL (errno) on failure. */
-static struct reg_map *procs__convert(struct proc_registry *r, int pid,
-				      const struct proc_map *maps, size_t n, size_t *nx)
+/* Tells the listener @pid's live mappings. */
+static void procs__push(struct proc_registry *r, int pid, const struct reg_proc *p)
 {
-	struct reg_map *out;
-	size_t i, k = 0;
+	const struct tl_map **live = NULL;
+	struct proc_map *maps = NULL;
+	size_t n, i;
 
-	out = calloc(n ? n : 1, sizeof(*out));
-	if (!out)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		if (!(maps[i].prot & PROC_MAP_X))
-			continue;
-		out[k].start = maps[i].start;
-		out[k].end = maps[i].end;
-		out[k].pgoff = maps[i].pgoff;
-		out[k].path = procs__intern(r, maps[i].path);
-		if (!out[k].path) {
-			free(out);
-			errno = ENOMEM;
-			return NULL;
-		}
-		out[k].file = procs__get_file(r, pid, &maps[i]);
-		k++;
+	if (!r->listener.maps)
+		return;
+	n = timeline__live(&p->tl, NULL, 0);
+	live = calloc(n ? n : 1, sizeof(*live));
+	maps = calloc(n ? n : 1, sizeof(*maps));
+	if (!live || !maps) {
+		st_err("procs: %d: out of memory", pid);
+		goto out;
 	}
-	*nx = k;
-	return out;
+	timeline__live(&p->tl, live, n);
+	for (i = 0; i < n; i++)
+		maps[i] = (struct proc_map){ .start = live[i]->start, .end = live[i]->end,
+					     .pgoff = live[i]->pgoff, .inode = live[i]->ino,
+					     .dev_major = (uint32_t)(live[i]->dev >> 32),
+					     .dev_minor = (uint32_t)live[i]->dev,
+					     .prot = PROC_MAP_R | PROC_MAP_X,
+					     .path = (char *)live[i]->path };
+	r->listener.maps(r->listener.ctx, pid, maps, n);
+out:
+	free(live);
+	free(maps);
 }
 
-static struct reg_proc *procs__lookup(const struct proc_registry *r, int pid)
+static void procs__oom(int pid)
 {
-	return (struct reg_proc *)htab__first(&r->procs, (uint64_t)pid, 0);
+	st_err("procs: %d: out of memory", pid);
 }
 
-/* Install @maps as @pid's mappings (a new entry when @p is NULL). Return: 0 or -ENOMEM. */
-static int procs__install(struct proc_registry *r, int pid, struct reg_proc *p,
+/* What /proc (or a recording) says @pid maps at @ts. Return: 0 or -ENOMEM. */
+static int procs__install(struct proc_registry *r, struct reg_proc *p, int pid, uint64_t ts,
 			  const struct proc_map *maps, size_t n)
 {
-	struct reg_map *rm;
-	size_t nx = 0;
+	struct tl_map *v = calloc(n ? n : 1, sizeof(*v));
+	size_t i, k = 0;
+	int err = v ? 0 : -ENOMEM;
 
-	rm = procs__convert(r, pid, maps, n, &nx);
-	if (!rm)
-		goto err_nomem;
-	if (!p) {
-		p = calloc(1, sizeof(*p));
-		if (!p || (p->node.k1 = (uint64_t)pid, htab__insert(&r->procs, &p->node))) {
-			free(p);
-			free(rm);
-			goto err_nomem;
-		}
+	for (i = 0; i < n && !err; i++)
+		if (maps[i].prot & PROC_MAP_X)
+			err = procs__tl_map(r, p, pid, &maps[i], &v[k++]);
+	if (!err)
+		err = timeline__snapshot(&p->tl, ts, p->image_ts, v, k);
+	free(v);
+	if (err) {
+		procs__oom(pid);
+		return err;
 	}
-	free(p->maps);
-	p->maps = rm;
-	p->n = nx;
+	p->based = true;
+	procs__push(r, pid, p);
 	return 0;
-err_nomem:
-	st_err("procs: %d: out of memory", pid);
-	return -ENOMEM;
 }
 
-/* Read @pid's maps into @p (a new entry when NULL). Return: 0, -ESRCH, -ENOMEM. */
-static int procs__load(struct proc_registry *r, int pid, struct reg_proc *p)
+/* Reads /proc/PID/maps into @p. Return: 0, -ESRCH (gone), -ENOMEM. */
+static int procs__read(struct proc_registry *r, struct reg_proc *p, int pid)
 {
 	struct proc_map *maps;
 	size_t n;
@@ -396,134 +264,227 @@ static int procs__load(struct proc_registry *r, int pid, struct reg_proc *p)
 
 	err = proc_maps__read(pid, &maps, &n);
 	if (err)
-		return err;
-	err = procs__install(r, pid, p, maps, n);
+		return err == -ENOMEM ? err : -ESRCH;
+	err = procs__install(r, p, pid, procs_now(), maps, n);
 	proc_maps__free(maps, n);
 	return err;
-}
-
-int procs__set_maps(struct proc_registry *r, int pid, const struct proc_map *maps, size_t n)
-{
-	return procs__install(r, pid, procs__lookup(r, pid), maps, n);
 }
 
 struct proc_registry *procs__new(void)
 {
 	struct proc_registry *r = calloc(1, sizeof(*r));
 
-	if (!r)
+	if (r)
+		r->files = elf_cache__new();
+	if (!r || !r->files) {
+		free(r);
 		st_err("procs: out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
 	return r;
 }
 
-int procs__see(struct proc_registry *r, int pid)
+void procs__listen(struct proc_registry *r, const struct procs_listener *l)
 {
-	if (procs__lookup(r, pid))
+	if (l)
+		r->listener = *l;
+	else
+		memset(&r->listener, 0, sizeof(r->listener));
+}
+
+int procs__see(struct proc_registry *r, int pid, uint64_t ts)
+{
+	struct reg_proc *p = procs__lookup(r, pid);
+	int err;
+
+	if (pid <= 0)
+		return -EINVAL; /* the idle tasks: no user space */
+	if (p && p->based && !(p->exit_ts && ts > p->exit_ts))
 		return 0;
-	return procs__load(r, pid, NULL);
-}
-
-int procs__refresh(struct proc_registry *r, int pid)
-{
-	return procs__load(r, pid, procs__lookup(r, pid));
-}
-
-/* Return: the mapping of @p holding @addr, or NULL. */
-static const struct reg_map *reg_proc__find(const struct reg_proc *p, uint64_t addr)
-{
-	size_t lo = 0, hi = p->n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (!p && !(p = procs__get(r, pid))) {
+		procs__oom(pid);
+		return -ENOMEM;
 	}
-	if (lo == 0 || addr >= p->maps[lo - 1].end)
-		return NULL;
-	return &p->maps[lo - 1];
+	if (p->exit_ts && ts > p->exit_ts) {
+		/* The pid was reused, and its fork was not seen: a new process from its exit on. */
+		p->image_ts = p->exit_ts;
+		p->exit_ts = 0;
+		timeline__end_all(&p->tl, p->image_ts);
+	}
+	err = procs__read(r, p, pid);
+	if (err == -ESRCH && !p->based && !p->tl.n && !p->gone_counted) {
+		p->gone_counted = true;
+		r->stats.pid_gone++;
+	}
+	return err;
 }
 
-int procs__resolve(struct proc_registry *r, int pid, uint64_t addr, struct user_frame *out)
+void procs__exec(struct proc_registry *r, int pid, uint64_t ts)
+{
+	struct reg_proc *p = procs__get(r, pid);
+
+	if (!p || timeline__end_all(&p->tl, ts)) {
+		procs__oom(pid);
+		return;
+	}
+	p->image_ts = ts;
+	p->exit_ts = 0;
+	p->based = true; /* the records of the exec describe the new image even if it is gone */
+	if (procs__read(r, p, pid))
+		procs__push(r, pid, p);
+}
+
+void procs__map(struct proc_registry *r, int pid, uint64_t ts, const struct proc_map *m)
+{
+	struct reg_proc *p = procs__get(r, pid);
+	struct tl_map tm;
+
+	if (!p || procs__tl_map(r, p, pid, m, &tm) || timeline__map(&p->tl, ts, &tm)) {
+		procs__oom(pid);
+		return;
+	}
+	procs__push(r, pid, p);
+}
+
+void procs__unmap(struct proc_registry *r, int pid, uint64_t ts, uint64_t start, uint64_t end)
+{
+	struct reg_proc *p = procs__lookup(r, pid);
+
+	if (!p)
+		return; /* nothing known to unmap */
+	if (timeline__unmap(&p->tl, ts, start, end)) {
+		procs__oom(pid);
+		return;
+	}
+	procs__push(r, pid, p);
+}
+
+void procs__fork(struct proc_registry *r, int parent, int child, uint64_t ts)
+{
+	struct reg_proc *pp, *c;
+
+	/* A parent never seen before is read now, while it lives: the child is its copy. */
+	procs__see(r, parent, ts);
+	pp = procs__lookup(r, parent);
+	c = procs__get(r, child);
+	if (!c || timeline__fork(&c->tl, pp ? &pp->tl : NULL, ts)) {
+		procs__oom(child);
+		return;
+	}
+	c->image_ts = ts;
+	c->exit_ts = 0;
+	c->based = pp && pp->based;
+	procs__push(r, child, c);
+}
+
+void procs__exit(struct proc_registry *r, int pid, uint64_t ts)
+{
+	struct reg_proc *p = procs__lookup(r, pid);
+
+	if (p)
+		p->exit_ts = ts;
+	if (r->listener.exited)
+		r->listener.exited(r->listener.ctx, pid);
+}
+
+int procs__set_maps(struct proc_registry *r, int pid, uint64_t ts, const struct proc_map *maps,
+		    size_t n)
+{
+	struct reg_proc *p = procs__get(r, pid);
+
+	if (!p) {
+		procs__oom(pid);
+		return -ENOMEM;
+	}
+	return procs__install(r, p, pid, ts, maps, n);
+}
+
+uint64_t procs__epoch(const struct proc_registry *r, int pid, uint64_t ts)
 {
 	const struct reg_proc *p = procs__lookup(r, pid);
-	const struct reg_map *m;
-	const struct elf_sym *s;
-	struct elf_file *ef;
-	uint64_t vaddr;
+
+	return p ? timeline__epoch(&p->tl, ts) : 0;
+}
+
+int procs__resolve(const struct proc_registry *r, int pid, uint64_t ts, uint64_t addr,
+		   struct proc_loc *out)
+{
+	const struct reg_proc *p = procs__lookup(r, pid);
+	const struct tl_map *m;
 
 	if (!p)
 		return -ESRCH;
-	m = reg_proc__find(p, addr);
+	m = timeline__find(&p->tl, ts, addr);
 	if (!m)
 		return -ENOENT;
-	memset(out, 0, sizeof(*out));
-	out->path = m->path;
-	out->file_off = addr - m->start + m->pgoff;
-	ef = m->file ? m->file->ef : NULL;
-	if (!ef)
-		return 0;
-	out->build_id_len = elf_file__build_id(ef, &out->build_id);
-	if (elf_file__offset_to_vaddr(ef, out->file_off, &vaddr))
-		return 0;
-	s = elf_file__find_sym(ef, vaddr);
-	if (s) {
-		out->sym = s->name;
-		out->sym_off = vaddr - s->addr;
-	}
+	*out = (struct proc_loc){ .path = m->path, .file = m->file,
+				  .file_off = addr - m->start + m->pgoff,
+				  .file_backed = m->ino || m->file };
 	return 0;
 }
 
-struct elf_file *procs__find_elf(struct proc_registry *r, int pid, uint64_t addr,
-				 uint64_t *bias)
+struct elf_file *procs__file(struct proc_registry *r, int pid, const struct proc_map *m)
 {
 	const struct reg_proc *p = procs__lookup(r, pid);
-	const struct reg_map *m = p ? reg_proc__find(p, addr) : NULL;
+	const struct tl_map *t = p ? timeline__find(&p->tl, TL_LIVE - 1, m->start) : NULL;
+
+	return t && t->start == m->start && t->end == m->end ? t->file : NULL;
+}
+
+struct elf_file *procs__find_elf(struct proc_registry *r, int pid, uint64_t ts, uint64_t addr,
+				 uint64_t *bias)
+{
+	struct proc_loc loc;
 	uint64_t vaddr;
 
-	if (!m || !m->file || !m->file->ef ||
-	    elf_file__offset_to_vaddr(m->file->ef, addr - m->start + m->pgoff, &vaddr))
+	if (procs__resolve(r, pid, ts, addr, &loc) || !loc.file ||
+	    elf_file__offset_to_vaddr(loc.file, loc.file_off, &vaddr))
 		return NULL;
 	*bias = addr - vaddr;
-	return m->file->ef;
+	return loc.file;
+}
+
+const struct procs_stats *procs__stats(const struct proc_registry *r)
+{
+	return &r->stats;
+}
+
+void procs__report(const struct proc_registry *r)
+{
+	const struct procs_stats *s = &r->stats;
+	int k;
+
+	for (k = SAFE_OPEN_OK + 1; k < SAFE_OPEN_WHY_MAX; k++)
+		if (s->refused[k])
+			fprintf(stderr, "stacktap: %llu mapped files not read, their frames unknown: "
+					"%s (first: %s)\n",
+				(unsigned long long)s->refused[k], safe_open_why_text(k),
+				s->refused_path[k] ? s->refused_path[k] : "?");
+	if (s->pid_gone)
+		fprintf(stderr, "stacktap: %llu processes exited before their mappings were read\n",
+			(unsigned long long)s->pid_gone);
 }
 
 static void reg_proc__free(struct hnode *n)
 {
 	struct reg_proc *p = (struct reg_proc *)n;
 
-	free(p->maps);
+	timeline__release(&p->tl);
 	free(p);
-}
-
-static void reg_file__free(struct hnode *n)
-{
-	struct reg_file *f = (struct reg_file *)n;
-
-	elf_file__free(f->ef);
-	free(f);
 }
 
 static void reg_str__free(struct hnode *n)
 {
-	free((struct reg_str *)n);
+	free(n);
 }
 
 void procs__free(struct proc_registry *r)
 {
-	struct reg_vdso *v, *next;
-
 	if (!r)
 		return;
 	htab__drain(&r->procs, reg_proc__free);
-	htab__drain(&r->files, reg_file__free);
 	htab__drain(&r->strs, reg_str__free);
-	for (v = r->vdsos; v; v = next) {
-		next = v->next;
-		elf_file__free(v->file.ef);
-		free(v->image);
-		free(v);
-	}
+	elf_cache__free(r->files);
 	free(r);
 }

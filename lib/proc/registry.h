@@ -1,71 +1,139 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The process registry: the executable mappings of each pid as first seen,
- * with their ELF files held open (through /proc/PID/map_files) so frames of
- * a process that has exited still resolve to (build ID, file offset, symbol).
+ * The process registry: the one owner of what each process maps, over time
+ * (lib/proc/timeline.h), and of the file model of every mapped file
+ * (lib/elf/elf_cache.h), each opened once through lib/proc/proc_file.h.
+ *
+ * It learns from /proc/PID/maps when a process is first seen, and from the
+ * lifecycle records of bpf/proc_events.bpf.h (lib/proc/lifecycle.c): exec,
+ * mmap and munmap of code, fork (a child starts with its parent's
+ * mappings) and exit. An event's user frames are resolved with the mappings
+ * live at the event's own time (procs__resolve), so a library dlclose()d, a
+ * new one at the same address, or an exec change the answer from that
+ * moment on, however late the event is read.
+ *
+ * The BPF walker's tables and the copy unwinder are views of it: a listener
+ * hears each process's live mappings whenever they change, and finds the
+ * file model of a mapping with procs__file() (lib/session/run.c wires them).
  */
 #ifndef ST_PROC_REGISTRY_H
 #define ST_PROC_REGISTRY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "lib/proc/maps.h"
-#include "lib/sym/elf_file.h"
+#include "lib/util/safe_open.h"
 
-/* What one user address resolves to. Strings live as long as the registry. */
-struct user_frame {
-	const char *path;          /* mapped file as /proc/PID/maps names it; NULL if none */
-	const uint8_t *build_id;   /* NULL when the file has none or is unknown */
-	size_t build_id_len;
-	uint64_t file_off;         /* offset of the address in the file */
-	const char *sym;           /* function name, NULL when unknown */
-	uint64_t sym_off;          /* address - symbol start */
+struct elf_file;
+struct proc_registry;
+
+/* What one user address of a process was at a moment. Strings live as long as the registry. */
+struct proc_loc {
+	const char *path;      /* the mapping's path as the process named it; "" anonymous */
+	struct elf_file *file; /* its file model; NULL: anonymous, or the file could not be used */
+	uint64_t file_off;     /* the address as an offset in the mapped file */
+	bool file_backed;      /* a file or the vDSO: file_off names a place in it */
 };
 
-struct proc_registry;
+/* Who hears about changes: the views of the mappings. */
+struct procs_listener {
+	/* @pid's live executable mappings, sorted, after any change. */
+	void (*maps)(void *ctx, int pid, const struct proc_map *maps, size_t n);
+	/* @pid exited (its mappings stay here for events still to be read). */
+	void (*exited)(void *ctx, int pid);
+	void *ctx;
+};
+
+struct procs_stats {
+	uint64_t pid_gone;                         /* exited before any mapping was known */
+	uint64_t refused[SAFE_OPEN_WHY_MAX];       /* mapped files not used, by reason */
+	const char *refused_path[SAFE_OPEN_WHY_MAX]; /* the first such file, for the message */
+	uint64_t not_elf;                          /* mapped files that are not ELF */
+};
 
 /** procs__new() - an empty registry. Return: it, or NULL with errno set. */
 struct proc_registry *procs__new(void);
 
-/**
- * procs__see() - record @pid's executable mappings if not already known.
- *
- * Opens each mapped file once (shared between processes by device+inode).
- * Return: 0; -ESRCH when the process is already gone (counted by the caller).
- */
-int procs__see(struct proc_registry *r, int pid);
+/** procs__listen() - @l hears every later change (copied; NULL stops). */
+void procs__listen(struct proc_registry *r, const struct procs_listener *l);
+
+/** procs_now() - Return: now on the clock of events and records (CLOCK_MONOTONIC, ns). */
+uint64_t procs_now(void);
 
 /**
- * procs__refresh() - re-read @pid's mappings (after an exec or a new mmap).
+ * procs__see() - an event of @pid at @ts: read /proc/PID/maps unless its
+ * image is known (a pid that exited before @ts belongs to someone new).
  *
- * Return: 0 or -ESRCH.
+ * Return: 0; -ESRCH when the process is gone and nothing of it is known;
+ * -EINVAL for pid 0.
  */
-int procs__refresh(struct proc_registry *r, int pid);
+int procs__see(struct proc_registry *r, int pid, uint64_t ts);
+
+/** procs__exec() - @pid exec'd at @ts: its mappings end; the new ones are read. */
+void procs__exec(struct proc_registry *r, int pid, uint64_t ts);
+
+/** procs__map() - @pid mapped @m (executable) at @ts. */
+void procs__map(struct proc_registry *r, int pid, uint64_t ts, const struct proc_map *m);
+
+/** procs__unmap() - @pid unmapped [@start, @end) at @ts. */
+void procs__unmap(struct proc_registry *r, int pid, uint64_t ts, uint64_t start, uint64_t end);
+
+/** procs__fork() - @child was forked from @parent at @ts and maps what it maps. */
+void procs__fork(struct proc_registry *r, int parent, int child, uint64_t ts);
+
+/** procs__exit() - @pid's last thread exited at @ts. */
+void procs__exit(struct proc_registry *r, int pid, uint64_t ts);
 
 /**
- * procs__set_maps() - install @maps (sorted, from /proc or from lifecycle
- * records) as @pid's mappings; files are opened through map_files while the
- * process lives, else by path with the inode checked.
+ * procs__set_maps() - install @maps as what @pid mapped at @ts, as if read
+ * from /proc then (for tests and recordings).
  *
  * Return: 0 or -ENOMEM.
  */
-int procs__set_maps(struct proc_registry *r, int pid, const struct proc_map *maps, size_t n);
+int procs__set_maps(struct proc_registry *r, int pid, uint64_t ts, const struct proc_map *maps,
+		    size_t n);
 
 /**
- * procs__resolve() - resolve @addr in @pid's address space.
+ * procs__epoch() - the last change at or before @ts of @pid's mappings:
+ * two events of @pid with the same epoch resolve the same addresses alike.
  *
- * Return: 0 with *out filled (sym may be NULL: no symbol covers it),
- * -ENOENT when no known mapping covers @addr, -ESRCH when @pid was never seen.
+ * Return: it (0 when nothing is known).
  */
-int procs__resolve(struct proc_registry *r, int pid, uint64_t addr, struct user_frame *out);
+uint64_t procs__epoch(const struct proc_registry *r, int pid, uint64_t ts);
 
 /**
- * procs__find_elf() - the ELF file mapped at @addr in @pid, with the load bias
- * (runtime address - link-time vaddr). Return: the file or NULL.
+ * procs__resolve() - @addr in @pid's address space at @ts.
+ *
+ * Return: 0 with *out filled, -ENOENT when no mapping held @addr then,
+ * -ESRCH when nothing of @pid is known.
  */
-struct elf_file *procs__find_elf(struct proc_registry *r, int pid, uint64_t addr,
+int procs__resolve(const struct proc_registry *r, int pid, uint64_t ts, uint64_t addr,
+		   struct proc_loc *out);
+
+/**
+ * procs__file() - the file model of @pid's live mapping @m (as a listener
+ * heard it): the views get their tables through it.
+ *
+ * Return: the model, or NULL (anonymous, unusable, unknown).
+ */
+struct elf_file *procs__file(struct proc_registry *r, int pid, const struct proc_map *m);
+
+/**
+ * procs__find_elf() - the file model mapped at @addr in @pid at @ts, with
+ * the load bias (run-time address - link-time vaddr).
+ *
+ * Return: the model, or NULL.
+ */
+struct elf_file *procs__find_elf(struct proc_registry *r, int pid, uint64_t ts, uint64_t addr,
 				 uint64_t *bias);
+
+/** procs__stats() - Return: what could not be read so far. */
+const struct procs_stats *procs__stats(const struct proc_registry *r);
+
+/** procs__report() - one stderr line per reason a mapped file was not used. */
+void procs__report(const struct proc_registry *r);
 
 /** procs__free() - close every file; NULL is fine. */
 void procs__free(struct proc_registry *r);

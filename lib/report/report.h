@@ -26,7 +26,7 @@
 
 enum report_frame_kind {
 	REPORT_FRAME_KERNEL = 0, /* a kernel function (or "[unknown] 0xADDR") */
-	REPORT_FRAME_USER,       /* a user function, or "[unknown] (FILE+0xOFF)" */
+	REPORT_FRAME_USER,       /* a user function, or "[unknown] (FILE+0xOFF)", "[unknown] ([anon])" */
 	REPORT_FRAME_INLINE,     /* user code inlined into the frame that follows, same address */
 	REPORT_FRAME_MARK,       /* no code: why the stack ends here */
 };
@@ -34,6 +34,7 @@ enum report_frame_kind {
 /* report_frame.flags */
 #define REPORT_FRAME_HAS_OFF (1u << 0) /* file_off is the offset in module's file */
 #define REPORT_FRAME_HAS_SYM (1u << 1) /* name is a symbol (not "[unknown] ..." or a mark) */
+#define REPORT_FRAME_RETURN (1u << 2)  /* addr is a return address: the call is at addr - 1 */
 
 struct report_frame {
 	const char *name;     /* what a person reads; never NULL */

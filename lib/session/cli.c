@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -23,6 +25,7 @@ enum {
 	OPT_COPY_KB,
 	OPT_UNWIND_CHECK,
 	OPT_USER_STACKS,
+	OPT_FORMAT,
 };
 
 /*
@@ -35,6 +38,16 @@ enum {
 #define RINGBUF_KB_MIN 4
 #define RINGBUF_KB_MAX (1024 * 1024)
 
+#define UNWIND_DOC(copy)                                                                     \
+	"User stacks: auto (unwind tables where a file has one, else frame pointers; the "    \
+	"default), table (tables only), fp (frame pointers only)" copy
+
+/* The docs of a tool without CLI_CAP_COPY. */
+#define UNWIND_DOC_WALK UNWIND_DOC("")
+#define COPY_KB_DOC_WALK                                                                     \
+	"User stack copied where the table walker meets code not loaded yet (dlopen just "    \
+	"now), 1-64 (default 16)"
+
 static const struct argp_option common_options[] = {
 	{ NULL, 0, NULL, 0, "Filters:", 1 },
 	{ "pid", 'p', "PID", 0, "Trace this process only", 1 },
@@ -46,10 +59,8 @@ static const struct argp_option common_options[] = {
 	{ "max-kernel-depth", OPT_KDEPTH, "N", 0, "Kernel frames kept (1-127, default 127)", 2 },
 	{ "max-user-depth", OPT_UDEPTH, "N", 0,
 	  "User frames kept (1-1024, default 512); a stack cut there ends in a [truncated] frame", 2 },
-	{ "unwind", OPT_UNWIND, "MODE", 0,
-	  "User stacks: auto (unwind tables where a file has one, else frame pointers; the "
-	  "default), table (tables only), fp (frame pointers only), copy (copy the stack, "
-	  "unwind it in user space)", 2 },
+	{ "unwind", OPT_UNWIND, "MODE", 0, UNWIND_DOC(", copy (each user stack copied at the "
+						       "event and unwound in user space)"), 2 },
 	{ "unwind-rows", OPT_UNWIND_ROWS, "N", 0,
 	  "Unwind rows the BPF maps hold, 8 bytes each (default 2097152)", 2 },
 	{ "stack-copy-kb", OPT_COPY_KB, "KB", 0,
@@ -65,15 +76,19 @@ static const struct argp_option common_options[] = {
 	{ NULL, 0, NULL, 0, "Run:", 3 },
 	{ "duration", 'D', "SECONDS", 0, "Stop after this long (fractions allowed)", 3 },
 	{ "verbose", 'v', NULL, 0, "Show addresses beside symbol names", 3 },
-	{ "output", 'o', "FILE", 0, "Write results to FILE instead of stdout", 3 },
+	{ "output", 'o', "FILE", 0, "Write results to FILE instead of stdout (a directory for "
+	  "--format ctf)", 3 },
+	{ "format", OPT_FORMAT, "FORMAT", 0, "Output format: text (the default), folded, pprof, "
+	  "speedscope, perf-script or flamegraph; snoop: text, json, perf-script or ctf", 3 },
 	{ "ringbuf-kb", OPT_RINGBUF, "KB", 0, "Ring buffer size in KiB (default 8192)", 3 },
 	{ "debug", OPT_DEBUG, NULL, 0, "Print libbpf's own messages and internal figures", 3 },
 	{},
 };
 
-void st_common_opts__init(struct st_common_opts *o)
+void st_common_opts__init(struct st_common_opts *o, unsigned caps)
 {
 	memset(o, 0, sizeof(*o));
+	o->caps = caps;
 	o->cpu = -1;
 	o->ringbuf_kb = 8192;
 	o->kdepth = ST_MAX_KSTACK;
@@ -105,18 +120,70 @@ static void cli__pid(struct argp_state *state, const char *what, const char *arg
 	*out = (int)v;
 }
 
-static void cli__unwind(struct argp_state *state, const char *arg, unsigned *mode)
+static void cli__unwind(struct argp_state *state, const char *arg, struct st_common_opts *o)
 {
+	bool copy = o->caps & CLI_CAP_COPY;
+
 	if (!strcmp(arg, "auto"))
-		*mode = ST_UNWIND_AUTO;
+		o->unwind = ST_UNWIND_AUTO;
 	else if (!strcmp(arg, "table"))
-		*mode = ST_UNWIND_TABLE;
+		o->unwind = ST_UNWIND_TABLE;
 	else if (!strcmp(arg, "fp"))
-		*mode = ST_UNWIND_FP;
+		o->unwind = ST_UNWIND_FP;
+	else if (!strcmp(arg, "copy") && copy)
+		o->unwind = ST_UNWIND_COPY;
 	else if (!strcmp(arg, "copy"))
-		*mode = ST_UNWIND_COPY;
+		argp_failure(state, 2, 0, "--unwind=copy: this command walks user stacks in BPF "
+			     "(copy is a count and snoop mode)");
 	else
-		argp_failure(state, 2, 0, "unwind mode '%s': want auto, table, fp or copy", arg);
+		argp_failure(state, 2, 0, "unwind mode '%s': want %s", arg,
+			     copy ? "auto, table, fp or copy" : "auto, table or fp");
+}
+
+/* A directory format's -o: made when missing, and writable. */
+static void cli__output_dir(struct argp_state *state, const struct st_common_opts *o)
+{
+	struct stat st;
+
+	if (!o->output)
+		argp_failure(state, 2, 0, "format %s writes a directory: name it with -o DIR",
+			     out_format_name(o->format));
+	else if (mkdir(o->output, 0755) && errno != EEXIST)
+		argp_failure(state, 2, 0, "-o %s: %s", o->output, strerror(errno));
+	else if (stat(o->output, &st) || !S_ISDIR(st.st_mode))
+		argp_failure(state, 2, 0, "-o %s: not a directory (format %s writes one)", o->output,
+			     out_format_name(o->format));
+	else if (access(o->output, W_OK | X_OK))
+		argp_failure(state, 2, 0, "-o %s: %s", o->output, strerror(errno));
+}
+
+/*
+ * The one place --format is checked against what the command writes, and
+ * -o opened: both are usage errors (exit 2), found before anything is loaded.
+ */
+static void cli__output(struct argp_state *state, struct st_common_opts *o)
+{
+	char err[256];
+
+	if (!o->formats) {
+		if (o->format_name)
+			argp_failure(state, 2, 0, "--format: this command has one output format");
+		o->format = OUT_FMT_TEXT;
+	} else if (out_format_parse(o->format_name ? o->format_name : "text", o->formats,
+				    &o->format, err, sizeof(err))) {
+		argp_failure(state, 2, 0, "%s", err);
+		return;
+	}
+	if (out_format_is_dir(o->format)) {
+		cli__output_dir(state, o);
+		return;
+	}
+	if (out_format_is_binary(o->format) && !o->output && isatty(STDOUT_FILENO))
+		argp_failure(state, 2, 0, "format %s is binary: give -o FILE or redirect stdout",
+			     out_format_name(o->format));
+	o->out = o->output ? fopen(o->output, "w") : stdout;
+	if (!o->out)
+		argp_failure(state, 2, 0, "-o %s: %s", o->output, strerror(errno));
 }
 
 static error_t common_parse(int key, char *arg, struct argp_state *state)
@@ -141,6 +208,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v': o->addrs = true; break;
 	case 'o': o->output = arg; break;
+	case OPT_FORMAT: o->format_name = arg; break;
 	case OPT_RINGBUF:
 		cli__number(state, "ring buffer size", arg, RINGBUF_KB_MIN, RINGBUF_KB_MAX,
 			    &o->ringbuf_kb);
@@ -149,9 +217,14 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		o->debug = true;
 		st_verbose = true;
 		break;
-	case OPT_UNWIND: cli__unwind(state, arg, &o->unwind); break;
+	case OPT_UNWIND: cli__unwind(state, arg, o); break;
 	case OPT_COPY_KB: cli__number(state, "stack copy size", arg, 1, ST_COPY_MAX / 1024, &o->copy_kb); break;
-	case OPT_UNWIND_CHECK: o->unwind_check = true; break;
+	case OPT_UNWIND_CHECK:
+		if (!(o->caps & CLI_CAP_COPY))
+			argp_failure(state, 2, 0, "--unwind-check: this command walks user stacks "
+				     "in BPF with nothing to compare (a count and snoop option)");
+		o->unwind_check = true;
+		break;
 	case OPT_USER_STACKS:
 		if (!strcmp(arg, "deferred"))
 			o->user_stacks = CLI_USTACKS_DEFERRED;
@@ -169,13 +242,46 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		if (o->unwind_check && o->unwind != ST_UNWIND_TABLE && o->unwind != ST_UNWIND_AUTO)
 			argp_failure(state, 2, 0, "--unwind-check compares the table walk: use it with "
 				     "--unwind=table or auto");
+		cli__output(state, o);
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
 
-const struct argp st_common_argp = { common_options, common_parse, NULL, NULL, NULL, NULL, NULL };
+#define NOPTIONS (sizeof(common_options) / sizeof(common_options[0]))
+
+/* The options of a tool without CLI_CAP_COPY: copy mode neither offered nor documented. */
+static const struct argp_option *cli__walk_options(void)
+{
+	static struct argp_option v[NOPTIONS];
+	size_t i;
+
+	if (v[0].doc)
+		return v;
+	memcpy(v, common_options, sizeof(v));
+	for (i = 0; i < NOPTIONS; i++) {
+		if (v[i].key == OPT_UNWIND_CHECK)
+			v[i].flags |= OPTION_HIDDEN;
+		else if (v[i].key == OPT_UNWIND)
+			v[i].doc = UNWIND_DOC_WALK;
+		else if (v[i].key == OPT_COPY_KB)
+			v[i].doc = COPY_KB_DOC_WALK;
+	}
+	return v;
+}
+
+const struct argp *st_common_argp_for(unsigned caps)
+{
+	static const struct argp all = { common_options, common_parse, NULL, NULL, NULL, NULL,
+					 NULL };
+	static struct argp walk = { NULL, common_parse, NULL, NULL, NULL, NULL, NULL };
+
+	if (caps & CLI_CAP_COPY)
+		return &all;
+	walk.options = cli__walk_options();
+	return &walk;
+}
 
 /*
  * Deferred needs task_work (probed once), a user stack to take, and a walk
@@ -222,14 +328,10 @@ void st_common_opts__config(const struct st_common_opts *o, struct st_config *cf
 
 FILE *st_common_opts__open_output(const struct st_common_opts *o)
 {
-	FILE *f;
-
-	if (!o->output)
-		return stdout;
-	f = fopen(o->output, "w");
-	if (!f)
-		fprintf(stderr, "stacktap: %s: %s\n", o->output, strerror(errno));
-	return f;
+	if (!o->out)
+		fprintf(stderr, "stacktap: %s: no output stream (format %s)\n",
+			o->output ? o->output : "stdout", out_format_name(o->format));
+	return o->out;
 }
 
 static bool libbpf_debug;

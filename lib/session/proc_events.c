@@ -10,7 +10,9 @@
 #include "lib/util/log.h"
 
 static const char *const proc_progs[] = {
-	"st_proc_exec", "st_proc_exit", "st_proc_mmap_enter", "st_proc_mmap_exit",
+	"st_proc_exec",        "st_proc_exit",         "st_proc_fork",
+	"st_proc_mmap_enter",  "st_proc_mmap_exit",    "st_proc_munmap_enter",
+	"st_proc_munmap_exit",
 };
 #define NPROGS (sizeof(proc_progs) / sizeof(proc_progs[0]))
 

@@ -7,7 +7,7 @@ struct bpf_object;
 struct proc_events;
 
 /**
- * proc_events__attach() - attach st_proc_exec/_exit/_mmap_enter/_mmap_exit.
+ * proc_events__attach() - attach the st_proc_* programs (exec, exit, fork, mmap, munmap).
  *
  * Return: the links, or NULL with errno set (logged).
  */

@@ -4,20 +4,21 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/proc/tracker.h"
+#include "lib/proc/lifecycle.h"
+#include "lib/proc/registry.h"
 #include "lib/session/proc_events.h"
 #include "lib/session/run.h"
-#include "lib/session/ustats.h"
 #include "lib/sym/symbolizer.h"
 #include "lib/unwind/bpf_tables.h"
 #include "lib/unwind/copy_stage.h"
 #include "lib/unwind/copy_unwind.h"
+#include "lib/util/machine.h"
 
 static int run__on_event(void *ctx, const struct st_event *ev, const uint64_t *ips)
 {
 	struct st_run *r = ctx;
 
-	proc_tracker__saw(r->tracker, ev->pid);
+	procs__see(r->procs, ev->pid, ev->ts);
 	if (r->copy) {
 		/* A walk that met unloaded code came with a stack copy: unwind it here. */
 		ev = copy_stage__process(r->copy, ev, &ips);
@@ -46,7 +47,37 @@ static void run__on_proc(void *ctx, const struct st_proc_event *pe)
 {
 	struct st_run *r = ctx;
 
-	proc_tracker__on_record(r->tracker, pe);
+	procs__on_record(r->procs, pe);
+}
+
+/* --- the registry's views: the BPF walker's tables and the copy unwinder --- */
+
+static void run__maps_changed(void *ctx, int pid, const struct proc_map *maps, size_t n)
+{
+	struct st_run *r = ctx;
+
+	if (r->tables)
+		bpf_tables__set_maps(r->tables, pid, maps, n);
+	if (r->cu)
+		copy_unwinder__set_maps(r->cu, pid, maps, n);
+}
+
+/* Symbols stay for late events; only the walker's table entry goes. */
+static void run__exited(void *ctx, int pid)
+{
+	struct st_run *r = ctx;
+
+	if (r->tables)
+		bpf_tables__remove_process(r->tables, pid);
+}
+
+/* A mapped file's unwind table: built once from its model, which the registry holds. */
+static const struct unwind_table *run__table(void *ctx, int pid, const struct proc_map *m)
+{
+	struct st_run *r = ctx;
+	struct elf_file *ef = procs__file(r->procs, pid, m);
+
+	return ef ? unwind_table__of(ef) : NULL;
 }
 
 /* The process of thread @tid, so -t loads its tables before the first walk. */
@@ -71,7 +102,8 @@ static int run__tgid(int tid)
  * --unwind-check it checks the table walk; otherwise it unwinds the copies
  * the walker sends when it meets code not loaded yet.
  */
-static int run__copy_setup(struct st_run *r, const struct st_common_opts *common)
+static int run__copy_setup(struct st_run *r, const struct st_common_opts *common,
+			   const struct unwind_table_source *src)
 {
 	enum copy_stage_mode mode = COPY_STAGE_FALLBACK;
 
@@ -81,37 +113,46 @@ static int run__copy_setup(struct st_run *r, const struct st_common_opts *common
 		mode = COPY_STAGE_REPLACE;
 	else if (common->unwind_check)
 		mode = COPY_STAGE_COMPARE;
-	r->cu = copy_unwinder__new(common->unwind == ST_UNWIND_AUTO);
+	r->cu = copy_unwinder__new(src, common->unwind == ST_UNWIND_AUTO);
 	if (r->cu)
 		r->copy = copy_stage__new(r->cu, mode, common->udepth);
 	return r->copy ? 0 : -ENOMEM;
 }
 
+int st_run__prepare(const struct st_common_opts *common)
+{
+	st_libbpf_logging(common->debug);
+	return machine_prepare();
+}
+
 int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_common_opts *common,
 		  const struct session_opts *so)
 {
+	const struct unwind_table_source src = { .table = run__table, .ctx = r };
+	const struct procs_listener views = { .maps = run__maps_changed, .exited = run__exited,
+					      .ctx = r };
 	struct session_opts own = *so;
 	int err;
 
 	r->common = common;
-	r->obj = obj;
 	r->tool = *so;
-	r->sym = symbolizer__new();
+	r->procs = procs__new();
+	if (!r->procs)
+		return -errno;
+	r->sym = symbolizer__new(r->procs);
 	if (!r->sym)
 		return -errno;
 	if (common->unwind == ST_UNWIND_TABLE || common->unwind == ST_UNWIND_AUTO) {
-		r->tables = bpf_tables__new(obj);
+		r->tables = bpf_tables__new(obj, &src);
 		if (!r->tables)
 			return -errno;
 	}
-	err = run__copy_setup(r, common);
+	err = run__copy_setup(r, common, &src);
 	if (err)
 		return err;
-	r->tracker = proc_tracker__new(r->sym, r->tables, r->cu);
-	if (!r->tracker)
-		return -ENOMEM;
+	procs__listen(r->procs, &views);
 	if (common->pid || common->tid)
-		proc_tracker__saw(r->tracker, common->pid ? common->pid : run__tgid(common->tid));
+		procs__see(r->procs, common->pid ? common->pid : run__tgid(common->tid), procs_now());
 	r->proc_events = proc_events__attach(obj);
 	if (!r->proc_events)
 		return -errno;
@@ -128,10 +169,10 @@ void st_run__report(const struct st_run *r)
 {
 	if (r->session)
 		session__report_losses(r->session);
-	if (r->obj)
-		ustats__report(r->obj);
 	if (r->sym)
 		symbolizer__report(r->sym);
+	if (r->procs)
+		procs__report(r->procs);
 	if (r->tables)
 		bpf_tables__report(r->tables);
 	if (r->copy)
@@ -142,10 +183,12 @@ void st_run__stop(struct st_run *r)
 {
 	session__free(r->session);
 	proc_events__free(r->proc_events);
-	proc_tracker__free(r->tracker);
+	if (r->procs)
+		procs__listen(r->procs, NULL);
 	bpf_tables__free(r->tables);
 	copy_stage__free(r->copy);
 	copy_unwinder__free(r->cu);
 	symbolizer__free(r->sym);
+	procs__free(r->procs);
 	memset(r, 0, sizeof(*r));
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What every capturing tool sets up around its loaded BPF object: the
- * symbolizer, the walker's unwind tables, the process tracker fed by the
- * lifecycle probes, and the session whose complete events reach the tool
- * after their process is known.
+ * process registry fed by the lifecycle probes (the one model of processes
+ * and files), the symbolizer over it, its views (the walker's unwind
+ * tables, the copy unwinder), and the session whose complete events reach
+ * the tool after their process is known.
  */
 #ifndef ST_SESSION_RUN_H
 #define ST_SESSION_RUN_H
@@ -12,25 +13,33 @@
 #include "lib/session/session.h"
 
 struct bpf_object;
+struct proc_registry;
 struct symbolizer;
 struct bpf_tables;
-struct proc_tracker;
 struct proc_events;
 struct copy_unwinder;
 struct copy_stage;
 
 struct st_run {
 	const struct st_common_opts *common;
-	struct bpf_object *obj;    /* the tool's, loaded */
+	struct proc_registry *procs; /* processes' mappings over time, and their files */
 	struct symbolizer *sym;
 	struct bpf_tables *tables; /* NULL in fp mode */
-	struct proc_tracker *tracker;
 	struct copy_unwinder *cu;  /* with tables: unwinds copies the walker sent */
 	struct copy_stage *copy;
 	struct proc_events *proc_events;
 	struct session *session;
-	struct session_opts tool; /* the tool's callbacks, behind the tracker */
+	struct session_opts tool; /* the tool's callbacks, behind the registry */
 };
+
+/**
+ * st_run__prepare() - the first step of every capturing command, before its
+ * BPF object is opened: libbpf's messages per --debug, and the machine made
+ * ready (lib/util/machine.h: privileges, BTF, tracefs, memlock).
+ *
+ * Return: 0, or -errno after one line saying what is missing (exit 1).
+ */
+int st_run__prepare(const struct st_common_opts *common);
 
 /**
  * st_run__start() - set up around @obj (loaded, not yet attached to events).

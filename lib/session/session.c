@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "lib/session/joiner.h"
+#include "lib/session/losses.h"
 #include "lib/session/session.h"
 #include "lib/util/log.h"
 
@@ -30,6 +31,7 @@
 struct session {
 	struct ring_buffer *rb;
 	int stats_fd;
+	int ustats_fd; /* the walker's counters (bpf/ustack.bpf.h st_ustats); -1 without a walker */
 	int ncpus;
 	struct session_opts opts;
 	uint64_t events;
@@ -39,6 +41,7 @@ struct session {
 	bool draining;
 	bool stop;
 	bool interrupted;
+	struct session_losses interval_base; /* the counts when the last interval was reported */
 };
 
 static volatile sig_atomic_t session_signalled;
@@ -83,7 +86,7 @@ static int session__on_proc(struct session *s, const void *data, size_t size)
 {
 	const struct st_proc_event *pe = data;
 
-	/* EXEC and EXIT records stop before the mapping; only MAP records are whole. */
+	/* Only MAP records carry the path; the others stop before it. */
 	if (size < offsetof(struct st_proc_event, comps) ||
 	    (pe->what == ST_PROC_MAP && size < sizeof(*pe)))
 		st_warn("session: short process record of %zu bytes ignored", size);
@@ -171,6 +174,7 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 {
 	struct bpf_map *events = bpf_object__find_map_by_name(obj, "st_events");
 	struct bpf_map *stats = bpf_object__find_map_by_name(obj, "st_stats");
+	struct bpf_map *ustats = bpf_object__find_map_by_name(obj, "st_ustats");
 	struct session *s;
 
 	if (!events || !stats) {
@@ -188,6 +192,7 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 		return NULL;
 	}
 	s->stats_fd = bpf_map__fd(stats);
+	s->ustats_fd = ustats ? bpf_map__fd(ustats) : -1;
 	s->ncpus = libbpf_num_possible_cpus();
 	s->rb = ring_buffer__new(bpf_map__fd(events), session__on_record, s, NULL);
 	if (!s->rb || s->ncpus <= 0) {
@@ -271,7 +276,8 @@ bool session__interrupted(const struct session *s)
 	return s->interrupted;
 }
 
-int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX])
+/* Sums the per-CPU values of keys [0, @n) of the PERCPU_ARRAY @fd into @out. */
+static int session__sum(const struct session *s, int fd, __u32 n, uint64_t *out)
 {
 	uint64_t *vals = calloc(s->ncpus, sizeof(*vals));
 	__u32 k;
@@ -279,9 +285,9 @@ int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX])
 
 	if (!vals)
 		return -ENOMEM;
-	for (k = 0; k < ST_STAT_MAX; k++) {
+	for (k = 0; k < n; k++) {
 		out[k] = 0;
-		if (bpf_map_lookup_elem(s->stats_fd, &k, vals))
+		if (fd < 0 || bpf_map_lookup_elem(fd, &k, vals))
 			continue;
 		for (c = 0; c < s->ncpus; c++)
 			out[k] += vals[c];
@@ -290,61 +296,44 @@ int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX])
 	return 0;
 }
 
-static const char *const loss_names[ST_STAT_MAX] = {
-	[ST_DROP_RINGBUF_FULL] = "events dropped: ring buffer full (try a larger --ringbuf-kb)",
-	[ST_DROP_PROC_RINGBUF] = "process records dropped: ring buffer full (mappings may be "
-				 "incomplete)",
-	[ST_DROP_SCRATCH_BUSY] = "events dropped: nested event on a CPU already capturing",
-	[ST_STAT_KTRUNC] = "kernel stacks truncated at the depth limit",
-	[ST_STAT_UTRUNC] = "user stacks truncated at the depth limit",
-	[ST_STAT_KFAIL] = "kernel stacks unavailable",
-	[ST_STAT_UFAIL] = "user stacks unavailable",
-	[ST_STAT_TW_BUSY] = "deferred user-stack requests refused as busy: captured synchronously",
-	[ST_STAT_TW_FAIL] = "deferred user-stack requests failed: captured synchronously",
-	[ST_STAT_DEFER_FULL] = "deferred user-stack request table full: captured synchronously",
-	[ST_DROP_USTACK_RINGBUF] = "deferred user stacks lost: ring buffer full",
-};
+int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX])
+{
+	return session__sum(s, s->stats_fd, ST_STAT_MAX, out);
+}
 
-/* The joiner's side: events that left without their stack, walks that stopped early. */
-static void session__report_joiner(const struct session *s)
+/* Every counter the loss summary reports, now. */
+static int session__losses(const struct session *s, struct session_losses *l)
 {
 	const struct joiner_stats *js = joiner__stats(s->joiner);
-	int k;
+	int err = session__stats(s, l->stats);
 
-	for (k = JOINER_LOST_NONE + 1; k < JOINER_LOST_MAX; k++)
-		if (js->lost[k])
-			fprintf(stderr, "stacktap: %llu events without their user stack: %s\n",
-				(unsigned long long)js->lost[k], joiner_lost_reason(k));
-	if (js->duplicates)
-		fprintf(stderr, "stacktap: %llu duplicate deferred user stacks ignored\n",
-			(unsigned long long)js->duplicates);
-	if (s->foreign)
-		fprintf(stderr, "stacktap: %llu records of an unknown kind ignored\n",
-			(unsigned long long)s->foreign);
+	if (!err)
+		err = session__sum(s, s->ustats_fd, ST_USTAT_MAX, l->ustats);
+	if (err)
+		return err;
+	memcpy(l->lost, js->lost, sizeof(l->lost));
+	l->duplicates = js->duplicates;
+	l->foreign = s->foreign;
+	l->deferred_events = js->held + js->late;
+	return 0;
 }
 
 void session__report_losses(const struct session *s)
 {
-	uint64_t st[ST_STAT_MAX];
-	int k;
+	struct session_losses now;
 
-	if (session__stats(s, st))
+	if (!session__losses(s, &now))
+		session_losses_print(stderr, &now, NULL, "", false);
+}
+
+void session__report_interval_losses(struct session *s, const char *prefix)
+{
+	struct session_losses now;
+
+	if (session__losses(s, &now))
 		return;
-	for (k = 0; k < ST_STAT_MAX; k++)
-		if (loss_names[k] && st[k])
-			fprintf(stderr, "stacktap: %llu %s\n", (unsigned long long)st[k],
-				loss_names[k]);
-	session__report_joiner(s);
-	if (st[ST_STAT_USYNC])
-		fprintf(stderr, "stacktap: %llu user stacks taken at the event in deferred mode "
-				"(uprobe, exiting task, or process not loaded yet)\n",
-			(unsigned long long)st[ST_STAT_USYNC]);
-	/* Not a loss: how many walks served how many events (one per kernel entry). */
-	if (st[ST_STAT_UWALKS])
-		fprintf(stderr, "stacktap: deferred user stacks: %llu walks for %llu events\n",
-			(unsigned long long)st[ST_STAT_UWALKS],
-			(unsigned long long)(joiner__stats(s->joiner)->held +
-						    joiner__stats(s->joiner)->late));
+	session_losses_print(stderr, &now, &s->interval_base, prefix, true);
+	s->interval_base = now;
 }
 
 void session__free(struct session *s)

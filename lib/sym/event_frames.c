@@ -1,60 +1,99 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The frames of one captured event, kernel then user. */
+/* The frames of one captured event, kernel then user: decoded here, named in batches. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/elf/elf_file.h"
+#include "lib/proc/registry.h"
 #include "lib/sym/event_frames.h"
+#include "lib/unwind/ustop.h"
 
-/* Long enough for a demangled C++ name with its template arguments cut short. */
-#define FRAME_NAME_MAX 512
-
-/* The frame's name becomes its own copy. Return: 0 or -ENOMEM. */
-static int frames__own_name(struct report_frame *f)
+static void frames__kernel(struct report_frame *f, uint64_t addr, bool is_return)
 {
-	f->name = strdup(f->name);
-	return f->name ? 0 : -ENOMEM;
+	*f = (struct report_frame){ .name = "[unknown]", .addr = addr, .kind = REPORT_FRAME_KERNEL,
+				    .flags = is_return ? REPORT_FRAME_RETURN : 0 };
 }
 
-static int frames__mark(struct report_frame *f, const char *text)
+/* A user frame's file and offset: the mapping that held it at @ts. */
+static void frames__user(struct report_frame *f, struct frame_src *src,
+			 const struct proc_registry *procs, int pid, uint64_t ts, uint64_t addr,
+			 bool is_return)
+{
+	struct proc_loc loc;
+
+	*f = (struct report_frame){ .name = "[unknown]", .addr = addr, .kind = REPORT_FRAME_USER,
+				    .flags = is_return ? REPORT_FRAME_RETURN : 0 };
+	*src = (struct frame_src){ .kind = FRAME_SRC_NO_MAP };
+	if (procs__resolve(procs, pid, ts, addr, &loc))
+		return;
+	f->module = loc.path[0] ? loc.path : NULL;
+	if (!loc.file_backed) {
+		src->kind = FRAME_SRC_ANON;
+		return;
+	}
+	src->kind = FRAME_SRC_FILE;
+	src->file = loc.file;
+	f->file_off = loc.file_off;
+	f->flags |= REPORT_FRAME_HAS_OFF;
+	f->build_id = loc.file ? elf_file__build_id_hex(loc.file) : NULL;
+}
+
+static void frames__mark(struct report_frame *f, const char *text)
 {
 	*f = (struct report_frame){ .name = text, .kind = REPORT_FRAME_MARK };
-	return frames__own_name(f);
 }
 
-int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid,
-			const uint64_t *ips, size_t kd, size_t ud, const char *end)
+/* The mark after the user frames: why they end there, or NULL for a whole stack. */
+static const char *frames__end(size_t ud, const char *lost, unsigned ustop)
 {
-	char buf[FRAME_NAME_MAX];
+	return ud ? ustop_mark(ustop) : lost;
+}
+
+int event_frames__decode(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
+			 const uint64_t *ips, size_t kd, size_t ud, const char *lost,
+			 unsigned ustop)
+{
+	const struct proc_registry *procs = symbolizer__procs(sz);
+	const char *end = frames__end(ud, lost, ustop);
 	size_t i, n = kd + ud + (end != NULL);
-	int err = 0;
 
 	memset(ef, 0, sizeof(*ef));
+	ef->pid = pid;
 	ef->v = calloc(n + 1, sizeof(*ef->v));
-	if (!ef->v)
+	ef->src = calloc(n + 1, sizeof(*ef->src));
+	if (!ef->v || !ef->src) {
+		event_frames__release(ef);
 		return -ENOMEM;
-	for (i = 0; i < kd && !err; i++) {
-		symbolizer__kernel_frame(sz, ips[i], i > 0, &ef->v[i], buf, sizeof(buf));
-		err = frames__own_name(&ef->v[i]);
-		ef->nk = i + 1;
 	}
+	for (i = 0; i < kd; i++)
+		frames__kernel(&ef->v[i], ips[i], i > 0);
 	/*
 	 * ST_FRAME_MARKS are the walker's notes, not part of the pc. Every user
-	 * frame but the first is a return address, except an exact one (a
-	 * signal trampoline, the pc a signal interrupted).
+	 * frame but the first is a return address, except an exact one: a
+	 * signal trampoline, or the pc a signal interrupted (the frame after a
+	 * signal frame), looked up at its own address.
 	 */
-	for (i = 0; i < ud && !err; i++) {
+	for (i = 0; i < ud; i++) {
 		uint64_t ip = ips[kd + i];
 
-		symbolizer__user_frame(sz, pid, ip & ~ST_FRAME_MARKS, i > 0 && !(ip & ST_FRAME_EXACT),
-				       &ef->v[kd + i], buf, sizeof(buf));
-		err = frames__own_name(&ef->v[kd + i]);
-		ef->nu = i + 1;
+		frames__user(&ef->v[kd + i], &ef->src[kd + i], procs, pid, ts, ip & ~ST_FRAME_MARKS,
+			     i > 0 && !(ip & ST_FRAME_EXACT));
 	}
-	if (!err && end) {
-		err = frames__mark(&ef->v[kd + ud], end);
-		ef->nu = ud + 1;
-	}
+	if (end)
+		frames__mark(&ef->v[kd + ud], end);
+	ef->nk = kd;
+	ef->nu = n - kd;
+	return 0;
+}
+
+int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
+			const uint64_t *ips, size_t kd, size_t ud, const char *lost, unsigned ustop)
+{
+	int err = event_frames__decode(ef, sz, pid, ts, ips, kd, ud, lost, ustop);
+
+	if (!err)
+		err = symbolizer__name(sz, ef, 1);
 	if (err)
 		event_frames__release(ef);
 	return err;
@@ -62,10 +101,7 @@ int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid,
 
 void event_frames__release(struct event_frames *ef)
 {
-	size_t i;
-
-	for (i = 0; ef->v && i < ef->nk + ef->nu; i++)
-		free((char *)ef->v[i].name);
 	free(ef->v);
+	free(ef->src);
 	memset(ef, 0, sizeof(*ef));
 }

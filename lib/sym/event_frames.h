@@ -1,5 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The frames of one captured event, kernel then user, as the report model holds them. */
+/*
+ * The frames of one captured event, kernel then user, as the report model
+ * holds them: the one place where an event's frames are assembled.
+ *
+ * Decoding gives each user frame its file and offset at once (lib/proc:
+ * the mapping live at the event's time), so a frame means the same thing
+ * after its process is gone; naming comes after, in one batch over many
+ * events (symbolizer__name()). Marks that stand for no code ("[user stack
+ * lost: R]", and where a walk was cut or stopped) are added here too.
+ * SEAM(inline): inline frames found by naming become REPORT_FRAME_INLINE
+ * frames of their own above the frame they were inlined into, here.
+ */
 #ifndef ST_EVENT_FRAMES_H
 #define ST_EVENT_FRAMES_H
 
@@ -11,27 +22,56 @@
 #include "lib/report/report.h"
 #include "lib/sym/symbolizer.h"
 
+struct elf_file;
+
+/* Where a user frame's address was at the event. */
+enum frame_src_kind {
+	FRAME_SRC_NONE = 0, /* not a user frame (kernel frames, marks) */
+	FRAME_SRC_NO_MAP,   /* in no mapping known at that time */
+	FRAME_SRC_ANON,     /* in anonymous code (JIT, trampolines): the module, if any, names it */
+	FRAME_SRC_FILE,     /* in a file (or the vDSO) at file_off */
+};
+
+struct frame_src {
+	struct elf_file *file; /* FRAME_SRC_FILE: the file model; NULL when it could not be used */
+	uint8_t kind;          /* enum frame_src_kind */
+};
+
 struct event_frames {
 	struct report_frame *v; /* nk kernel frames, then nu user frames; innermost first */
+	struct frame_src *src;  /* one per frame */
 	size_t nk, nu;
+	int pid;
 };
 
 /**
- * event_frames__build() - symbolize @kd kernel and @ud user addresses of @pid.
- * @end: a mark frame after the user frames saying why the user stack ends
- *       there: it was lost ("[user stack lost: REASON]", joiner_lost_frame()),
- *       cut at the depth limit ("[truncated]") or its walk stopped early
- *       ("[unwind stopped: REASON]", ustop_mark()); NULL for a whole stack
+ * event_frames__decode() - the frames of @kd kernel and @ud user addresses
+ * of @pid at @ts, not named yet: user frames carry their file, build ID and
+ * offset; every frame but the first of each part is marked a return
+ * address, except user frames the walker found exact (ST_FRAME_EXACT: a
+ * signal trampoline, the pc a signal interrupted).
+ * @lost: when the user stack was lost, the mark frame that stands for it
+ *        ("[user stack lost: REASON]", see joiner_lost_frame()); else NULL
+ * @ustop: why the user walk ended (st_event.ustop, enum st_ustop): a stack
+ *         cut at the depth limit ends in a "[truncated]" mark, one whose walk
+ *         stopped early in "[unwind stopped: REASON]" (ustop_mark())
  *
- * Names are the frames' own (freed by event_frames__release()); module, build
- * ID and source strings belong to the symbolizer and live as long as it.
+ * Strings belong to the symbolizer and its registry and live as long as they do.
+ * Return: 0 or -ENOMEM.
+ */
+int event_frames__decode(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
+			 const uint64_t *ips, size_t kd, size_t ud, const char *lost,
+			 unsigned ustop);
+
+/**
+ * event_frames__build() - decode and name one event's frames (snoop).
  *
  * Return: 0 or -ENOMEM.
  */
-int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid,
-			const uint64_t *ips, size_t kd, size_t ud, const char *end);
+int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
+			const uint64_t *ips, size_t kd, size_t ud, const char *lost, unsigned ustop);
 
-/** event_frames__release() - free the frames and their names. */
+/** event_frames__release() - free the frames. */
 void event_frames__release(struct event_frames *ef);
 
 #endif

@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The symbolizer: turns raw kernel and user addresses into frame names,
- * counting what it cannot name. Kernel names come from kallsyms, user names
- * from the process registry (mappings at first sight, files kept open).
+ * The symbolizer: names decoded frames (lib/sym/event_frames.h) in one batch
+ * over many events. Kernel frames come from kallsyms (a module's frames keep
+ * its name); user frames already carry their file model and offset, and
+ * are grouped by file and sorted by offset so each file's name sources are
+ * visited once per batch, in address order. It owns the "pc - 1 for return
+ * addresses" rule, and counts what it cannot name.
+ *
+ * A frame without a symbol is named by where it is, so the same code merges
+ * across processes and runs: "[unknown] (FILE+0xOFFSET)" with the file's
+ * base name, as perf names a shared object; "[unknown] ([anon])" for
+ * anonymous code (JIT), as perf does; "[unknown]" outside every mapping.
  */
 #ifndef ST_SYMBOLIZER_H
 #define ST_SYMBOLIZER_H
@@ -12,50 +20,32 @@
 #include <stdint.h>
 
 struct symbolizer;
+struct proc_registry;
+struct event_frames;
 
 struct symbolizer_stats {
 	uint64_t kernel_unknown; /* kernel address outside every symbol */
-	uint64_t user_no_map;    /* user address outside every known mapping */
+	uint64_t user_no_map;    /* user address outside every mapping known at its time */
 	uint64_t user_no_sym;    /* mapped, but no symbol covers it */
-	uint64_t pid_gone;       /* process exited before its mappings were read */
 };
 
-/** symbolizer__new() - Return: a symbolizer, or NULL with errno set (logged). */
-struct symbolizer *symbolizer__new(void);
-
 /**
- * symbolizer__see() - record @pid's mappings now, while it is alive.
+ * symbolizer__new() - a symbolizer over @procs (borrowed: it must outlive it).
  *
- * Return: 0, or -ESRCH when it is already gone (counted).
+ * Return: the symbolizer, or NULL with errno set (logged).
  */
-int symbolizer__see(struct symbolizer *sz, int pid);
+struct symbolizer *symbolizer__new(struct proc_registry *procs);
 
-struct proc_map;
-
-/** symbolizer__set_maps() - @pid's mappings as the process tracker knows them. */
-int symbolizer__set_maps(struct symbolizer *sz, int pid, const struct proc_map *maps, size_t n);
-
-struct report_frame;
+/** symbolizer__procs() - Return: the registry user frames are decoded with. */
+struct proc_registry *symbolizer__procs(const struct symbolizer *sz);
 
 /**
- * symbolizer__kernel_frame() - a kernel frame: "func" with the module
- * ("[unknown] 0xADDR" when no symbol covers it).
- * @is_return: the address is a return address (every frame but the first):
- *             it is looked up at addr - 1, see symbolizer.c
- * @buf: receives the name; @out->name points into it
+ * symbolizer__name() - name every frame of @n decoded events, in one pass
+ * over their addresses sorted by file and offset (kernel: by address).
+ *
+ * Names live as long as the symbolizer. Return: 0 or -ENOMEM.
  */
-void symbolizer__kernel_frame(struct symbolizer *sz, uint64_t addr, bool is_return,
-			      struct report_frame *out, char *buf, size_t len);
-
-/**
- * symbolizer__user_frame() - a user frame of @pid: its function, the mapped
- * file, its build ID and the offset in it; "[unknown] 0xADDR (file)" when no
- * symbol covers it.
- * @buf: receives the name; @out->name points into it. The module and build
- *       ID strings live as long as the symbolizer.
- */
-void symbolizer__user_frame(struct symbolizer *sz, int pid, uint64_t addr, bool is_return,
-			    struct report_frame *out, char *buf, size_t len);
+int symbolizer__name(struct symbolizer *sz, struct event_frames *efs, size_t n);
 
 /** symbolizer__stats() - what could not be named so far. */
 const struct symbolizer_stats *symbolizer__stats(const struct symbolizer *sz);

@@ -25,7 +25,7 @@ struct loaded_file {
 };
 
 struct bpf_tables {
-	struct unwind_cache *cache;
+	struct unwind_table_source src;
 	struct unwind_row *rows; /* mmapped st_urows */
 	size_t rows_bytes;
 	int procs_fd;
@@ -48,7 +48,7 @@ int bpf_tables_size(struct bpf_object *obj, uint32_t max_rows, uint32_t max_proc
 	return err ? err : bpf_map__set_max_entries(procs, max_procs);
 }
 
-struct bpf_tables *bpf_tables__new(struct bpf_object *obj)
+struct bpf_tables *bpf_tables__new(struct bpf_object *obj, const struct unwind_table_source *src)
 {
 	struct bpf_map *rows = bpf_object__find_map_by_name(obj, "st_urows");
 	struct bpf_map *procs = bpf_object__find_map_by_name(obj, "st_uprocs");
@@ -62,13 +62,13 @@ struct bpf_tables *bpf_tables__new(struct bpf_object *obj)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	t->cache = unwind_cache__new();
+	t->src = *src;
 	t->st.rows_max = bpf_map__max_entries(rows);
 	t->rows_bytes = t->st.rows_max * sizeof(struct unwind_row);
 	t->rows = mmap(NULL, t->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(rows), 0);
 	t->procs_fd = bpf_map__fd(procs);
 	t->procs_max = bpf_map__max_entries(procs);
-	if (!t->cache || t->rows == MAP_FAILED) {
+	if (t->rows == MAP_FAILED) {
 		int err = errno;
 
 		st_err("unwind: cannot map the row table: %s", strerror(err));
@@ -136,7 +136,7 @@ static void tables__fill_map(struct bpf_tables *t, int pid, const struct proc_ma
 	uint64_t vaddr;
 
 	if (m->path[0] == '/')
-		ut = unwind_cache__get_mapped(t->cache, pid, m->start, m->end, m->path);
+		ut = t->src.table(t->src.ctx, pid, m);
 	f = ut ? tables__load_file(t, ut) : NULL;
 	*um = (struct st_umap){ .start = m->start, .end = m->end };
 	if (m->path[0] != '/')
@@ -182,20 +182,6 @@ int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *m
 	return 0;
 }
 
-int bpf_tables__add_process(struct bpf_tables *t, int pid)
-{
-	struct proc_map *maps;
-	size_t n;
-	int err;
-
-	err = proc_maps__read(pid, &maps, &n);
-	if (err)
-		return err;
-	err = bpf_tables__set_maps(t, pid, maps, n);
-	proc_maps__free(maps, n);
-	return err;
-}
-
 void bpf_tables__remove_process(struct bpf_tables *t, int pid)
 {
 	__u32 key = pid;
@@ -238,7 +224,6 @@ void bpf_tables__free(struct bpf_tables *t)
 		return;
 	if (t->rows)
 		munmap(t->rows, t->rows_bytes);
-	unwind_cache__free(t->cache);
 	free(t->files);
 	free(t);
 }

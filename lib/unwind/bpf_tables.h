@@ -2,13 +2,18 @@
 /*
  * Loading unwind tables into the BPF walker's maps (bpf/unwind_maps.h):
  * each ELF file's rows once into st_urows, each process's executable
- * mappings into st_uprocs. Memory is bounded by the map sizes chosen before
- * load; a file whose rows do not fit is counted and walked by frame pointers.
+ * mappings into st_uprocs. A view of the process registry: it hears each
+ * process's mappings (bpf_tables__set_maps()) and gets each file's table
+ * through a table source (lib/unwind/table.h). Memory is bounded by the map
+ * sizes chosen before load; a file whose rows do not fit is counted and
+ * walked by frame pointers.
  */
 #ifndef ST_UNWIND_BPF_TABLES_H
 #define ST_UNWIND_BPF_TABLES_H
 
 #include <stdint.h>
+
+#include "lib/unwind/table.h"
 
 struct bpf_object;
 struct bpf_tables;
@@ -36,19 +41,11 @@ int bpf_tables_size(struct bpf_object *obj, uint32_t max_rows, uint32_t max_proc
 
 /**
  * bpf_tables__new() - take over a loaded object's walker maps (mmaps st_urows).
+ * @src: where the table of a mapped file comes from (copied)
  *
  * Return: the loader, or NULL with errno set (logged).
  */
-struct bpf_tables *bpf_tables__new(struct bpf_object *obj);
-
-/**
- * bpf_tables__add_process() - (re)load @pid's executable mappings and the
- * tables of their files. Called at first sight, after exec and after an
- * executable mmap.
- *
- * Return: 0, -ESRCH when the process is gone, -ENOSPC when st_uprocs is full.
- */
-int bpf_tables__add_process(struct bpf_tables *t, int pid);
+struct bpf_tables *bpf_tables__new(struct bpf_object *obj, const struct unwind_table_source *src);
 
 struct proc_map;
 

@@ -18,23 +18,23 @@ struct copy_proc {
 };
 
 struct copy_unwinder {
+	struct unwind_table_source src;
 	struct unwind_opts opts;
-	struct unwind_cache *cache;
 	struct stack_store *procs; /* key: pid; data: struct copy_proc */
 	struct unwind_frame *frames;
 	size_t cap;
 };
 
-struct copy_unwinder *copy_unwinder__new(bool fp_fallback)
+struct copy_unwinder *copy_unwinder__new(const struct unwind_table_source *src, bool fp_fallback)
 {
 	struct copy_unwinder *cu = calloc(1, sizeof(*cu));
 
 	if (!cu)
 		return NULL;
+	cu->src = *src;
 	cu->opts.fp_fallback = fp_fallback;
-	cu->cache = unwind_cache__new();
 	cu->procs = stack_store__new();
-	if (!cu->cache || !cu->procs) {
+	if (!cu->procs) {
 		copy_unwinder__free(cu);
 		return NULL;
 	}
@@ -71,8 +71,7 @@ static struct copy_proc *copy__convert(struct copy_unwinder *cu, int pid,
 		*um = (struct unwind_map){ .start = maps[i].start, .end = maps[i].end,
 					   .pgoff = maps[i].pgoff, .path = strdup(maps[i].path) };
 		if (maps[i].path[0] == '/')
-			unwind_map__set_table(um, unwind_cache__get_mapped(cu->cache, pid, maps[i].start,
-									   maps[i].end, maps[i].path));
+			unwind_map__set_table(um, cu->src.table(cu->src.ctx, pid, &maps[i]));
 		p->n++;
 	}
 	if (!p->maps) {
@@ -165,7 +164,6 @@ void copy_unwinder__free(struct copy_unwinder *cu)
 		copy_proc__free(e[i]->data);
 	free(e);
 	stack_store__free(cu->procs);
-	unwind_cache__free(cu->cache);
 	free(cu->frames);
 	free(cu);
 }

@@ -12,17 +12,19 @@
 #include <stdint.h>
 
 #include "bpf/record.h"
+#include "lib/unwind/table.h"
 #include "lib/unwind/unwinder.h"
 
 struct copy_unwinder;
 
 /**
- * copy_unwinder__new() - @fp_fallback: follow frame pointers where a pc has
- * no row, as the BPF walker does in auto mode.
+ * copy_unwinder__new() - @src: where a mapped file's table comes from (copied).
+ * @fp_fallback: follow frame pointers where a pc has no row, as the BPF
+ *               walker does in auto mode.
  *
  * Return: an unwinder, or NULL (ENOMEM).
  */
-struct copy_unwinder *copy_unwinder__new(bool fp_fallback);
+struct copy_unwinder *copy_unwinder__new(const struct unwind_table_source *src, bool fp_fallback);
 
 /**
  * copy_unwinder__see() - (re)read @pid's executable mappings and their tables.
@@ -33,7 +35,7 @@ int copy_unwinder__see(struct copy_unwinder *cu, int pid);
 
 struct proc_map;
 
-/** copy_unwinder__set_maps() - @pid's mappings as the process tracker knows them. */
+/** copy_unwinder__set_maps() - @pid's mappings as the process registry knows them. */
 int copy_unwinder__set_maps(struct copy_unwinder *cu, int pid, const struct proc_map *maps,
 			    size_t n);
 

@@ -3,40 +3,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "lib/elf/elf_cache.h"
+#include "lib/elf/elf_file.h"
 #include "lib/unwind/sframe.h"
 #include "lib/unwind/table.h"
 #include "lib/util/elf_section.h"
 #include "lib/util/log.h"
-
-/* Where distributions install separate debug files (gdb's default debug-file-directory). */
-#define DEBUG_ROOT "/usr/lib/debug"
-
-static Elf *table__elf_begin(int fd, const char *name)
-{
-	static bool versioned;
-	Elf *elf;
-
-	if (!versioned) {
-		elf_version(EV_CURRENT);
-		versioned = true;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
-		st_err("unwind: %s: %s", name, elf_errmsg(-1));
-		errno = EINVAL;
-		return NULL;
-	}
-	return elf;
-}
+#include "lib/util/safe_open.h"
 
 /* Only 64-bit x86 files: the row format and the unwinder are x86-64 specific. */
 static int table__check_elf(Elf *elf, const char *name)
@@ -63,26 +43,24 @@ static int table__check_elf(Elf *elf, const char *name)
 	return 0;
 }
 
-static int table__read_segs(Elf *elf, struct unwind_table *t)
+/* Identity and segments are the file model's (lib/elf/elf_file.c): read once, shared. */
+static int table__from_model(struct elf_file *ef, struct unwind_table *t)
 {
-	size_t i, n;
-	GElf_Phdr ph;
+	size_t i, n, id_len;
+	const struct elf_seg *seg = elf_file__segments(ef, &n);
+	const uint8_t *id;
 	bool have_base = false;
 
-	if (elf_getphdrnum(elf, &n) != 0)
-		return -EINVAL;
 	t->segs = calloc(n ? n : 1, sizeof(*t->segs));
 	if (!t->segs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		t->segs[t->nsegs++] = (struct unwind_seg){ .vaddr = ph.p_vaddr,
-							   .offset = ph.p_offset,
-							   .filesz = ph.p_filesz,
-							   .exec = ph.p_flags & PF_X };
-		if ((ph.p_flags & PF_X) && (!have_base || ph.p_vaddr < t->base)) {
-			t->base = ph.p_vaddr;
+		t->segs[t->nsegs++] = (struct unwind_seg){ .vaddr = seg[i].vaddr,
+							   .offset = seg[i].off,
+							   .filesz = seg[i].filesz,
+							   .exec = seg[i].exec };
+		if (seg[i].exec && (!have_base || seg[i].vaddr < t->base)) {
+			t->base = seg[i].vaddr;
 			have_base = true;
 		}
 	}
@@ -90,59 +68,12 @@ static int table__read_segs(Elf *elf, struct unwind_table *t)
 		st_err("unwind: %s: no executable PT_LOAD segment", t->path);
 		return -ENOEXEC;
 	}
-	return 0;
-}
-
-/* The NT_GNU_BUILD_ID note of any SHT_NOTE section. */
-static size_t table__build_id(Elf *elf, uint8_t *id)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Nhdr nh;
-	size_t off, next, name_off, desc_off;
-	Elf_Data *d;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (off = 0; d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0;
-		     off = next) {
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((char *)d->d_buf + name_off, "GNU", 4) || !nh.n_descsz)
-				continue;
-			if (nh.n_descsz > UNWIND_ID_MAX)
-				nh.n_descsz = UNWIND_ID_MAX;
-			memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
-			return nh.n_descsz;
-		}
-	}
-	return 0;
-}
-
-/* No build ID: two FNV-1a passes (different seeds) over the whole image make a 16-byte key. */
-static int table__content_hash(Elf *elf, struct unwind_table *t)
-{
-	uint64_t h[2] = { 0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL };
-	size_t size, i;
-	const uint8_t *p = (const uint8_t *)elf_rawfile(elf, &size);
-
-	if (!p)
+	id_len = elf_file__identity(ef, &id, &t->id_is_hash);
+	if (!id_len)
 		return -EINVAL;
-	for (i = 0; i < size; i++) {
-		h[0] = (h[0] ^ p[i]) * 0x100000001b3ULL;
-		h[1] = (h[1] ^ p[i]) * 0x100000001b3ULL;
-	}
-	memcpy(t->id, h, sizeof(h));
-	t->id_len = sizeof(h);
-	t->id_is_hash = true;
+	t->id_len = id_len > UNWIND_ID_MAX ? UNWIND_ID_MAX : id_len;
+	memcpy(t->id, id, t->id_len);
 	return 0;
-}
-
-static int table__read_id(Elf *elf, struct unwind_table *t)
-{
-	t->id_len = table__build_id(elf, t->id);
-	return t->id_len ? 0 : table__content_hash(elf, t);
 }
 
 /* Is any part of link-time [lo, hi) already covered by a (finished) row with a rule? */
@@ -199,141 +130,31 @@ static int table__from_sframe(Elf *elf, struct unwind_table *t, bool *used)
 	return err == -ENOENT || err == -EINVAL ? 0 : err;
 }
 
-static uint32_t table__file_crc(const char *path, struct stat *st)
+/* .debug_frame: the file's own, else that of its separate debug file (found by the model). */
+static int table__from_debug(struct elf_file *ef, struct unwind_table *t)
 {
-	uint32_t crc = 0;
-	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct cfi_source src = { .name = t->path, .base = t->base };
+	const char *path;
+	Elf *dbg;
+	int err;
 
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, st) == 0 && st->st_size > 0) {
-		p = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p != MAP_FAILED) {
-			crc = (uint32_t)crc32(0, p, (uInt)st->st_size);
-			munmap(p, (size_t)st->st_size);
-		}
+	err = cfi__read_debug_frame(elf_file__elf(ef), &src, &t->rows, &t->cfi);
+	if (err != -ENOENT) {
+		if (!err)
+			t->source = UNWIND_SRC_DEBUG_FRAME;
+		return err;
 	}
-	close(fd);
-	return crc;
-}
-
-/* The .gnu_debuglink name and CRC, with the name checked to end inside the section. */
-static const char *table__debuglink(Elf *elf, uint32_t *crc)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = elf_section_by_name(elf, ".gnu_debuglink", &sh);
-	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-	const char *name;
-	size_t len, crc_off;
-
-	if (!d || !d->d_buf || d->d_size < 8)
-		return NULL;
-	name = d->d_buf;
-	len = strnlen(name, d->d_size);
-	crc_off = (len + 4) & ~(size_t)3;
-	if (!len || len == d->d_size || crc_off + 4 > d->d_size || strchr(name, '/'))
-		return NULL;
-	memcpy(crc, (const char *)d->d_buf + crc_off, 4);
-	return name;
-}
-
-/* Append one candidate path a + b + c + d; a path that does not fit is left out. */
-static void table__cand(char cand[][PATH_MAX], int *n, const char *a, const char *b,
-			const char *c, const char *d)
-{
-	const char *part[4] = { a, b, c, d };
-	size_t len = 0, l;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		l = strlen(part[i]);
-		if (len + l >= PATH_MAX)
-			return;
-		memcpy(cand[*n] + len, part[i], l);
-		len += l;
-	}
-	cand[*n][len] = '\0';
-	(*n)++;
-}
-
-/* Candidate debug files: by build ID, then .gnu_debuglink in the three usual places. */
-static int table__debug_candidates(Elf *elf, const struct unwind_table *t, char cand[4][PATH_MAX],
-				   uint32_t *crc, int *nbyid)
-{
-	char dir[PATH_MAX], hex[2 * UNWIND_ID_MAX + 1], sub[8];
-	const char *link = table__debuglink(elf, crc), *slash = strrchr(t->path, '/');
-	size_t dlen = slash ? (size_t)(slash - t->path) : 1;
-	int n = 0;
-
-	if (t->id_len && !t->id_is_hash) {
-		unwind_table__id_hex(t, hex, sizeof(hex));
-		snprintf(sub, sizeof(sub), "/%.2s/", hex);
-		table__cand(cand, &n, DEBUG_ROOT "/.build-id", sub, hex + 2, ".debug");
-	}
-	*nbyid = n;
-	if (!link || dlen >= sizeof(dir))
-		return n;
-	memcpy(dir, slash ? t->path : ".", dlen);
-	dir[dlen] = '\0';
-	table__cand(cand, &n, dir, "/", link, "");
-	table__cand(cand, &n, dir, "/.debug/", link, "");
-	if (dir[0] == '/')
-		table__cand(cand, &n, DEBUG_ROOT, dir, "/", link);
-	return n;
-}
-
-static int table__from_debug_file(struct unwind_table *t, const char *path)
-{
-	struct cfi_source src = { .name = path, .base = t->base };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-	Elf *elf;
-
-	if (fd < 0)
-		return -errno;
-	elf = table__elf_begin(fd, path);
-	err = elf ? cfi__read_debug_frame(elf, &src, &t->rows, &t->cfi) : -EINVAL;
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	dbg = elf_file__debug_elf(ef, &path);
+	if (!dbg)
+		return -ENOENT;
+	src.name = path;
+	err = cfi__read_debug_frame(dbg, &src, &t->rows, &t->cfi);
 	if (!err) {
 		t->cfi_path = strdup(path);
 		t->source = UNWIND_SRC_DEBUG_FRAME;
 		if (!t->cfi_path)
 			err = -ENOMEM;
 	}
-	return err;
-}
-
-static int table__from_debug(Elf *elf, struct unwind_table *t)
-{
-	struct cfi_source src = { .name = t->path, .base = t->base };
-	char (*cand)[PATH_MAX];
-	struct stat self, st;
-	uint32_t crc = 0;
-	int i, n, nbyid, err;
-
-	err = cfi__read_debug_frame(elf, &src, &t->rows, &t->cfi);
-	if (err != -ENOENT) {
-		if (!err)
-			t->source = UNWIND_SRC_DEBUG_FRAME;
-		return err;
-	}
-	cand = calloc(4, sizeof(*cand));
-	if (!cand)
-		return -ENOMEM;
-	n = table__debug_candidates(elf, t, cand, &crc, &nbyid);
-	if (stat(t->path, &self) != 0)
-		memset(&self, 0, sizeof(self));
-	for (i = 0, err = -ENOENT; i < n && err == -ENOENT; i++) {
-		if (stat(cand[i], &st) != 0 || (st.st_ino == self.st_ino && st.st_dev == self.st_dev))
-			continue;
-		/* Build-ID paths name their file; a debuglink must match its CRC. */
-		if (i >= nbyid && table__file_crc(cand[i], &st) != crc)
-			continue;
-		err = table__from_debug_file(t, cand[i]);
-	}
-	free(cand);
 	return err;
 }
 
@@ -365,15 +186,14 @@ static void table__coverage(Elf *elf, struct unwind_table *t)
 	}
 }
 
-static int table__fill(Elf *elf, struct unwind_table *t)
+static int table__fill(struct elf_file *ef, struct unwind_table *t)
 {
 	struct cfi_source src = { .name = t->path };
+	Elf *elf = elf_file__elf(ef);
 	bool used;
 	int err;
 
-	err = table__read_segs(elf, t);
-	if (!err)
-		err = table__read_id(elf, t);
+	err = table__from_model(ef, t);
 	if (!err)
 		err = table__from_sframe(elf, t, &used);
 	if (err || used)
@@ -383,7 +203,7 @@ static int table__fill(Elf *elf, struct unwind_table *t)
 	if (!err)
 		t->source = UNWIND_SRC_EH_FRAME;
 	else if (err == -ENOENT)
-		err = table__from_debug(elf, t);
+		err = table__from_debug(ef, t);
 	if (err == -ENOENT)
 		err = 0; /* no unwind information at all: UNWIND_SRC_NONE */
 out:
@@ -394,16 +214,18 @@ out:
 	return 0;
 }
 
-static struct unwind_table *table__build_elf(Elf *elf, const char *name)
+static struct unwind_table *table__build_model(struct elf_file *ef)
 {
 	struct unwind_table *t = calloc(1, sizeof(*t));
+	const char *name = elf_file__name(ef);
 	int err = -ENOMEM;
 
 	if (!t || !(t->path = strdup(name)))
 		goto err_free;
-	err = table__check_elf(elf, name);
+	t->file = ef;
+	err = table__check_elf(elf_file__elf(ef), name);
 	if (!err)
-		err = table__fill(elf, t);
+		err = table__fill(ef, t);
 	if (!err)
 		return t;
 	if (err == -ENOMEM)
@@ -414,43 +236,54 @@ err_free:
 	return NULL;
 }
 
-struct unwind_table *unwind_table__build_fd(int fd, const char *name)
-{
-	struct unwind_table *t;
-	Elf *elf = table__elf_begin(fd, name);
+/* A file whose table could not be built: remembered so it is not tried again. */
+static char table_failed;
 
-	if (!elf)
-		return NULL;
-	t = table__build_elf(elf, name);
-	elf_end(elf);
+static void table__release(void *part)
+{
+	if (part != &table_failed)
+		unwind_table__free(part);
+}
+
+const struct unwind_table *unwind_table__of(struct elf_file *ef)
+{
+	void *part = elf_file__part(ef, ELF_PART_UNWIND);
+	struct unwind_table *t;
+
+	if (part)
+		return part == &table_failed ? NULL : part;
+	t = table__build_model(ef);
+	elf_file__set_part(ef, ELF_PART_UNWIND, t ? (void *)t : &table_failed, table__release);
 	return t;
 }
 
-/* Opens @path for reading; on failure says why once and leaves errno set. */
-static int table__open(const char *path)
+/* A table that owns its model: the standalone builds below. */
+static struct unwind_table *table__build_owned(struct elf_file *ef)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	struct unwind_table *t;
+	int err;
 
-	if (fd < 0) {
+	if (!ef)
+		return NULL;
+	t = table__build_model(ef);
+	if (!t) {
 		err = errno;
-		st_err("unwind: %s: %s", path, strerror(err));
+		elf_file__free(ef);
 		errno = err;
+		return NULL;
 	}
-	return fd;
+	t->owns_file = true;
+	return t;
+}
+
+struct unwind_table *unwind_table__build_fd(int fd, const char *name)
+{
+	return table__build_owned(elf_file__open_fd(fd, name, 0));
 }
 
 struct unwind_table *unwind_table__build(const char *path)
 {
-	struct unwind_table *t;
-	int fd = table__open(path), err;
-
-	if (fd < 0)
-		return NULL;
-	t = unwind_table__build_fd(fd, path);
-	err = errno;
-	close(fd);
-	errno = err;
-	return t;
+	return table__build_owned(elf_file__open(path));
 }
 
 void unwind_table__free(struct unwind_table *t)
@@ -461,6 +294,8 @@ void unwind_table__free(struct unwind_table *t)
 	free(t->segs);
 	free(t->cfi_path);
 	free(t->path);
+	if (t->owns_file)
+		elf_file__free(t->file);
 	free(t);
 }
 
@@ -514,9 +349,9 @@ const char *unwind_source_name(enum unwind_source s)
 
 /* --- cache ----------------------------------------------------------------- */
 
+/* Tables hang on their file models; the cache only finds the models by path. */
 struct unwind_cache {
-	struct unwind_table **tables;
-	size_t n, cap;
+	struct elf_cache *files;
 	uint64_t hits, builds;
 };
 
@@ -524,110 +359,62 @@ struct unwind_cache *unwind_cache__new(void)
 {
 	struct unwind_cache *c = calloc(1, sizeof(*c));
 
-	if (!c)
+	if (c)
+		c->files = elf_cache__new();
+	if (!c || !c->files) {
+		free(c);
 		errno = ENOMEM;
+		return NULL;
+	}
 	return c;
 }
 
-static struct unwind_table *cache__lookup(struct unwind_cache *c, const uint8_t *id, size_t len,
-					  bool is_hash)
+/* The model of @path; a file seen before (by device and inode) is not opened again. */
+static struct elf_file *cache__model(struct unwind_cache *c, const char *path)
 {
-	size_t i;
+	enum safe_open_why why;
+	struct elf_file *ef;
+	struct stat st;
+	bool known;
+	int fd, err;
 
-	for (i = 0; i < c->n; i++)
-		if (c->tables[i]->id_len == len && c->tables[i]->id_is_hash == is_hash &&
-		    !memcmp(c->tables[i]->id, id, len))
-			return c->tables[i];
-	return NULL;
-}
-
-static int cache__add(struct unwind_cache *c, struct unwind_table *t)
-{
-	struct unwind_table **v;
-	size_t cap;
-
-	if (c->n == c->cap) {
-		cap = c->cap ? c->cap * 2 : 16;
-		if (cap > SIZE_MAX / sizeof(*v))
-			return -ENOMEM;
-		v = realloc(c->tables, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		c->tables = v;
-		c->cap = cap;
-	}
-	c->tables[c->n++] = t;
-	return 0;
-}
-
-struct unwind_table *unwind_cache__get_fd(struct unwind_cache *c, int fd, const char *name)
-{
-	struct unwind_table *t;
-	uint8_t id[UNWIND_ID_MAX];
-	size_t len;
-	Elf *elf = table__elf_begin(fd, name);
-
-	if (!elf)
-		return NULL;
-	/* Files without a build ID are hashed whole: build, then look the hash up. */
-	len = elf_kind(elf) == ELF_K_ELF ? table__build_id(elf, id) : 0;
-	t = len ? cache__lookup(c, id, len, false) : NULL;
-	if (t) {
-		c->hits++;
-		elf_end(elf);
-		return t;
-	}
-	t = table__build_elf(elf, name);
-	elf_end(elf);
-	if (!t)
-		return NULL;
-	if (t->id_is_hash) {
-		struct unwind_table *old = cache__lookup(c, t->id, t->id_len, true);
-
-		if (old) {
-			unwind_table__free(t);
-			c->hits++;
-			return old;
-		}
-	}
-	c->builds++;
-	if (cache__add(c, t)) {
-		unwind_table__free(t);
-		errno = ENOMEM;
+	fd = safe_open(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL, &why);
+	if (fd < 0 || fstat(fd, &st)) {
+		err = why == SAFE_OPEN_MISSING ? ENOENT : ENOEXEC;
+		st_err("unwind: %s: %s", path, safe_open_why_text(why));
+		if (fd >= 0)
+			close(fd);
+		errno = err;
 		return NULL;
 	}
-	return t;
+	ef = elf_cache__get(c->files, elf_cache_dev(major(st.st_dev), minor(st.st_dev)),
+			    st.st_ino, &known);
+	if (!known)
+		ef = elf_cache__add(c->files, elf_cache_dev(major(st.st_dev), minor(st.st_dev)),
+				    st.st_ino, fd, path);
+	close(fd);
+	if (!ef) {
+		st_err("unwind: %s: not a readable ELF file", path);
+		errno = ENOEXEC;
+	}
+	return ef;
 }
 
 struct unwind_table *unwind_cache__get(struct unwind_cache *c, const char *path)
 {
-	struct unwind_table *t;
-	int fd = table__open(path), err;
+	struct elf_file *ef = cache__model(c, path);
+	const struct unwind_table *t;
+	bool built;
 
-	if (fd < 0)
+	if (!ef)
 		return NULL;
-	t = unwind_cache__get_fd(c, fd, path);
-	err = errno;
-	close(fd);
-	errno = err;
-	return t;
-}
-
-struct unwind_table *unwind_cache__get_mapped(struct unwind_cache *c, int pid, uint64_t start,
-					      uint64_t end, const char *path)
-{
-	char mf[96];
-	struct unwind_table *t;
-	int fd;
-
-	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)start,
-		 (unsigned long long)end);
-	fd = open(mf, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return unwind_cache__get(c, path);
-	t = unwind_cache__get_fd(c, fd, path);
-	close(fd);
-	return t;
+	built = elf_file__part(ef, ELF_PART_UNWIND) != NULL;
+	t = unwind_table__of(ef);
+	if (built)
+		c->hits++;
+	else if (t)
+		c->builds++;
+	return (struct unwind_table *)t;
 }
 
 void unwind_cache__stats(const struct unwind_cache *c, uint64_t *hits, uint64_t *builds)
@@ -638,12 +425,8 @@ void unwind_cache__stats(const struct unwind_cache *c, uint64_t *hits, uint64_t 
 
 void unwind_cache__free(struct unwind_cache *c)
 {
-	size_t i;
-
 	if (!c)
 		return;
-	for (i = 0; i < c->n; i++)
-		unwind_table__free(c->tables[i]);
-	free(c->tables);
+	elf_cache__free(c->files);
 	free(c);
 }

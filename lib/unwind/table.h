@@ -10,6 +10,9 @@
 #include "lib/unwind/cfi.h"
 #include "lib/unwind/rows.h"
 
+struct elf_file;
+struct proc_map;
+
 /* A GNU build ID is 20 bytes (SHA-1); longer notes are cut, keys stay unique enough. */
 #define UNWIND_ID_MAX 20
 
@@ -39,12 +42,26 @@ struct unwind_table {
 	uint64_t eh_fill_fdes;   /* .eh_frame FDEs used where .sframe had nothing (e.g. _start) */
 	uint64_t exec_bytes;     /* bytes of executable sections */
 	uint64_t covered_bytes;  /* of those, bytes with a usable rule (not NONE/UNSUPPORTED) */
-	struct unwind_seg *segs;
+	struct unwind_seg *segs;  /* the model's PT_LOAD segments */
 	size_t nsegs;
+	struct elf_file *file;    /* the file model it was built from (lib/elf/elf_file.h) */
+	bool owns_file;           /* built standalone: freeing the table frees the model */
 };
 
 /**
- * unwind_table__build() - read @path and build its table.
+ * unwind_table__of() - the table of a file model, built on first use from
+ * the model's own libelf handle, identity and segments, and kept with the
+ * model (freed with it). A file without any unwind section gets a table with
+ * source UNWIND_SRC_NONE and no rows.
+ *
+ * Return: the table, or NULL when none can be built (not x86-64, broken;
+ * logged once, and not tried again).
+ */
+const struct unwind_table *unwind_table__of(struct elf_file *ef);
+
+/**
+ * unwind_table__build() - read @path and build its table (standalone: the
+ * table owns its file model).
  *
  * A file without any unwind section gets a table with source UNWIND_SRC_NONE
  * and no rows (so a cache remembers it).
@@ -57,7 +74,7 @@ struct unwind_table *unwind_table__build(const char *path);
 
 /**
  * unwind_table__build_fd() - the same over an open fd (not closed; @name is for messages
- * and for finding a separate debug file next to it).
+ * and for finding a separate debug file next to it). Used by the fuzzer.
  *
  * Return: the table, or NULL with errno set.
  */
@@ -91,12 +108,24 @@ char *unwind_table__id_hex(const struct unwind_table *t, char *buf, size_t len);
 /** unwind_source_name() - "sframe", "eh_frame", "debug_frame" or "none". */
 const char *unwind_source_name(enum unwind_source s);
 
-/* --- cache: many processes map the same libc ------------------------------ */
+/*
+ * Where the views of the tables (lib/unwind/bpf_tables.c for the BPF
+ * walker, lib/unwind/copy_unwind.c for copied stacks) get the table of a
+ * mapped file: from the process registry's file model, so that every file is
+ * opened once, safely, and its table built once for all of them.
+ */
+struct unwind_table_source {
+	/* Return: the table of the file @m maps in @pid, or NULL (anonymous, unusable, none). */
+	const struct unwind_table *(*table)(void *ctx, int pid, const struct proc_map *m);
+	void *ctx;
+};
+
+/* --- cache: tables by path, for tools and tests that name files ------------ */
 
 struct unwind_cache;
 
 /**
- * unwind_cache__new() - an empty cache of tables keyed by build ID.
+ * unwind_cache__new() - an empty cache of file models and their tables.
  *
  * Return: the cache, or NULL with errno = ENOMEM.
  */
@@ -105,25 +134,13 @@ struct unwind_cache *unwind_cache__new(void);
 /**
  * unwind_cache__get() - the table of @path, built on first use.
  *
- * The build ID is read first (cheap: notes only); a table with the same ID is
- * returned without rebuilding. The cache owns the table.
+ * A file seen before (same device and inode), or one with the build ID of a
+ * file seen before, is not opened again and its table not rebuilt. The
+ * cache owns the table.
  *
  * Return: the table, or NULL with errno set (see unwind_table__build()).
  */
 struct unwind_table *unwind_cache__get(struct unwind_cache *c, const char *path);
-
-/** unwind_cache__get_fd() - the same for an open fd (e.g. /proc/PID/map_files/...). */
-struct unwind_table *unwind_cache__get_fd(struct unwind_cache *c, int fd, const char *name);
-
-/**
- * unwind_cache__get_mapped() - the table of the file mapped at [@start, @end)
- * in @pid: through /proc/PID/map_files while the process lives (the very
- * file it maps), else by @path.
- *
- * Return: the table, or NULL with errno set.
- */
-struct unwind_table *unwind_cache__get_mapped(struct unwind_cache *c, int pid, uint64_t start,
-					      uint64_t end, const char *path);
 
 /** unwind_cache__stats() - lookups answered from the cache, and tables built. */
 void unwind_cache__stats(const struct unwind_cache *c, uint64_t *hits, uint64_t *builds);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit test of lib/sym/elf_file: this test binary, libc, and malformed files. */
+/* Unit test of lib/elf/elf_file: this test binary, libc, and malformed files. */
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/sym/elf_file.h"
+#include "lib/elf/elf_file.h"
 #include "tests/unit/check.h"
 
 int main(void);

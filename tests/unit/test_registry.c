@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit test of lib/proc/registry: frames of a child resolve after it has exited. */
+/*
+ * Unit test of lib/proc/registry: frames of a child resolve after it has
+ * exited, files are shared between processes, a forked child starts with its
+ * parent's mappings, and an exec, a munmap or a new file at the same address
+ * change the answer from their moment on.
+ */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -10,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/elf/elf_file.h"
 #include "lib/proc/registry.h"
 #include "tests/unit/check.h"
 
@@ -47,39 +53,54 @@ static int expect__init(struct expect *e, struct elf_file *self, uint64_t addr)
 	return elf_file__vaddr_to_offset(self, addr - bias, &e->file_off);
 }
 
+/* The symbol at a resolved location, and the offset into it. */
+static const char *loc_sym(const struct proc_loc *loc, uint64_t *sym_off)
+{
+	const struct elf_sym *s;
+	uint64_t vaddr;
+
+	if (!loc->file || elf_file__offset_to_vaddr(loc->file, loc->file_off, &vaddr))
+		return NULL;
+	s = elf_file__find_sym(loc->file, vaddr);
+	if (s)
+		*sym_off = vaddr - s->addr;
+	return s ? s->name : NULL;
+}
+
 static void check_frame(struct proc_registry *r, int pid, uint64_t addr, const struct expect *e)
 {
-	struct user_frame f;
+	struct proc_loc loc;
+	uint64_t sym_off = 0;
+	const uint8_t *id = NULL;
 
-	CHECK_EQ_U64(procs__resolve(r, pid, addr, &f), 0);
-	CHECK_STR(f.sym, "reg_test_target");
-	CHECK_EQ_U64(f.sym_off, 3);
-	CHECK_EQ_U64(f.file_off, e->file_off);
-	CHECK_STR(f.path, e->exe);
-	CHECK_EQ_U64(f.build_id_len, 20);
-	CHECK(f.build_id && f.build_id_len == e->build_id_len &&
-	      !memcmp(f.build_id, e->build_id, e->build_id_len));
+	CHECK_EQ_U64(procs__resolve(r, pid, procs_now(), addr, &loc), 0);
+	CHECK_STR(loc_sym(&loc, &sym_off), "reg_test_target");
+	CHECK_EQ_U64(sym_off, 3);
+	CHECK_EQ_U64(loc.file_off, e->file_off);
+	CHECK_STR(loc.path, e->exe);
+	CHECK(loc.file && elf_file__build_id(loc.file, &id) == 20 && e->build_id_len == 20 &&
+	      !memcmp(id, e->build_id, 20));
 }
 
 /* The vDSO is read from the child's memory; its symbols must name its functions. */
 static void check_vdso(struct proc_registry *r, int pid)
 {
-	uint64_t base = getauxval(AT_SYSINFO_EHDR), bias = 0;
+	uint64_t base = getauxval(AT_SYSINFO_EHDR), bias = 0, sym_off = 0;
 	const struct elf_sym *s;
 	struct elf_file *ef;
-	struct user_frame f;
+	struct proc_loc loc;
 
 	CHECK(base != 0);
-	ef = procs__find_elf(r, pid, base + 0x10, &bias);
+	ef = procs__find_elf(r, pid, procs_now(), base + 0x10, &bias);
 	CHECK(ef != NULL);
 	s = ef ? elf_file__sym_by_name(ef, "__vdso_clock_gettime") : NULL;
 	CHECK(s != NULL);
 	if (!s)
 		return;
-	CHECK_EQ_U64(procs__resolve(r, pid, s->addr + bias + 1, &f), 0);
-	CHECK_STR(f.path, "[vdso]");
-	CHECK_STR(f.sym, "__vdso_clock_gettime");
-	CHECK_EQ_U64(f.sym_off, 1);
+	CHECK_EQ_U64(procs__resolve(r, pid, procs_now(), s->addr + bias + 1, &loc), 0);
+	CHECK_STR(loc.path, "[vdso]");
+	CHECK_STR(loc_sym(&loc, &sym_off), "__vdso_clock_gettime");
+	CHECK_EQ_U64(sym_off, 1);
 }
 
 /* qsort as libc defines it: &qsort may be a sanitizer's interceptor. */
@@ -93,14 +114,108 @@ static uint64_t libc_qsort(void)
 	return (uintptr_t)f;
 }
 
+/* A child read from /proc, killed: its frames still resolve, its file shared with ours. */
+static void check_live_and_gone(struct proc_registry *r, uint64_t addr, const struct expect *e)
+{
+	struct proc_loc f, g;
+	uint64_t sym_off = 0;
+	pid_t child;
+
+	child = fork();
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	CHECK(child > 0);
+	CHECK_EQ_U64(procs__see(r, child, procs_now()), 0);
+	CHECK_EQ_U64(procs__see(r, child, procs_now()), 0);
+	kill(child, SIGKILL);
+	CHECK(waitpid(child, NULL, 0) == child);
+
+	check_frame(r, child, addr, e);
+	check_vdso(r, child);
+	CHECK_EQ_U64(procs__resolve(r, child, procs_now(), 0x10, &f), (uint64_t)-ENOENT);
+	CHECK_EQ_U64(procs__resolve(r, child + 1000000, procs_now(), addr, &f),
+		     (uint64_t)-ESRCH);
+	CHECK_EQ_U64(procs__see(r, child, procs_now()), 0); /* already known: no re-read */
+
+	/* This process maps the same file: the model (and its build ID) is shared. */
+	CHECK_EQ_U64(procs__see(r, getpid(), procs_now()), 0);
+	check_frame(r, getpid(), addr, e);
+	CHECK(procs__resolve(r, getpid(), procs_now(), addr, &f) == 0 &&
+	      procs__resolve(r, child, procs_now(), addr, &g) == 0 && f.file == g.file &&
+	      f.path == g.path);
+	CHECK(procs__resolve(r, getpid(), procs_now(), libc_qsort() + 1, &f) == 0 && f.path &&
+	      strstr(f.path, "/libc.so"));
+	CHECK_STR(loc_sym(&f, &sym_off), "qsort");
+	CHECK_EQ_U64(sym_off, 1);
+}
+
+/* Our own executable mapping of @addr, to replay as lifecycle records. */
+static int own_mapping(uint64_t addr, struct proc_map *out)
+{
+	struct proc_map *maps;
+	size_t n, i;
+	int found = -1;
+
+	if (proc_maps__read(getpid(), &maps, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (maps[i].start <= addr && addr < maps[i].end) {
+			*out = maps[i];
+			out->path = strdup(maps[i].path);
+			found = out->path ? 0 : -1;
+		}
+	}
+	proc_maps__free(maps, n);
+	return found;
+}
+
+/*
+ * Records replayed at made-up times on made-up pids, with this test's own
+ * file: a child forked at t=100 resolves its parent's code, the parent's
+ * later dlclose does not change the child, the child's exec at t=300 ends
+ * it, and the same address holds another file after a munmap and a map.
+ */
+static void check_times(struct proc_registry *r, uint64_t addr)
+{
+	const int parent = 2000000001, child = 2000000002;
+	struct proc_map m = { 0 }, lib;
+	struct proc_loc loc;
+
+	CHECK_EQ_U64(own_mapping(addr, &m), 0);
+	if (!m.path)
+		return;
+	CHECK_EQ_U64(procs__set_maps(r, parent, 50, &m, 1), 0);
+	procs__fork(r, parent, child, 100);
+	CHECK_EQ_U64(procs__resolve(r, child, 99, addr, &loc), (uint64_t)-ENOENT);
+	CHECK(procs__resolve(r, child, 150, addr, &loc) == 0 && loc.file != NULL);
+	procs__unmap(r, parent, 200, m.start, m.end);
+	CHECK(procs__resolve(r, child, 250, addr, &loc) == 0 && loc.file != NULL);
+	CHECK_EQ_U64(procs__resolve(r, parent, 250, addr, &loc), (uint64_t)-ENOENT);
+	CHECK(procs__resolve(r, parent, 199, addr, &loc) == 0 && loc.file != NULL);
+	procs__exec(r, child, 300);
+	CHECK_EQ_U64(procs__resolve(r, child, 301, addr, &loc), (uint64_t)-ENOENT);
+	CHECK(procs__resolve(r, child, 299, addr, &loc) == 0 && loc.file != NULL);
+	/* Another file at the same address from t=400: a file we cannot open (inode 1). */
+	lib = m;
+	lib.inode = 1;
+	lib.path = "/nonexistent/libother.so";
+	procs__map(r, parent, 400, &lib);
+	CHECK(procs__resolve(r, parent, 450, addr, &loc) == 0 && !loc.file && loc.file_backed &&
+	      !strcmp(loc.path, "/nonexistent/libother.so"));
+	CHECK(procs__epoch(r, parent, 450) == 400 && procs__epoch(r, parent, 399) == 200 &&
+	      procs__epoch(r, parent, 199) == 0);
+	CHECK_EQ_U64(procs__stats(r)->refused[SAFE_OPEN_MISSING], 1);
+	free(m.path);
+}
+
 int main(void)
 {
 	uint64_t addr = (uintptr_t)reg_test_target + 3;
 	struct proc_registry *r;
 	struct elf_file *self;
-	struct user_frame f, g;
 	struct expect e;
-	pid_t child;
 
 	self = elf_file__open("/proc/self/exe");
 	CHECK(self != NULL);
@@ -110,36 +225,8 @@ int main(void)
 	CHECK(r != NULL);
 	if (!r)
 		return CHECK_DONE();
-	child = fork();
-	if (child == 0) {
-		for (;;)
-			pause();
-	}
-	CHECK(child > 0);
-	CHECK_EQ_U64(procs__see(r, child), 0);
-	CHECK_EQ_U64(procs__see(r, child), 0);
-	kill(child, SIGKILL);
-	CHECK(waitpid(child, NULL, 0) == child);
-
-	check_frame(r, child, addr, &e);
-	check_vdso(r, child);
-	CHECK_EQ_U64(procs__refresh(r, child), (uint64_t)-ESRCH);
-	check_frame(r, child, addr, &e); /* the old mappings survive a failed refresh */
-	CHECK_EQ_U64(procs__resolve(r, child, 0x10, &f), (uint64_t)-ENOENT);
-	CHECK_EQ_U64(procs__resolve(r, child + 1000000, addr, &f), (uint64_t)-ESRCH);
-	CHECK_EQ_U64(procs__see(r, child), 0); /* already known: no re-read */
-
-	/* This process maps the same file: the open file (and its build ID) is shared. */
-	CHECK_EQ_U64(procs__see(r, getpid()), 0);
-	CHECK_EQ_U64(procs__refresh(r, getpid()), 0);
-	check_frame(r, getpid(), addr, &e);
-	CHECK(procs__resolve(r, getpid(), addr, &f) == 0 &&
-	      procs__resolve(r, child, addr, &g) == 0 && f.build_id == g.build_id &&
-	      f.path == g.path);
-	CHECK(procs__resolve(r, getpid(), libc_qsort() + 1, &f) == 0 && f.path &&
-	      strstr(f.path, "/libc.so") && f.sym_off == 1 && f.build_id_len == 20);
-	CHECK_STR(f.sym, "qsort");
-
+	check_live_and_gone(r, addr, &e);
+	check_times(r, addr);
 	procs__free(r);
 	elf_file__free(self);
 	CHECK(reg_test_target(1) == 10);

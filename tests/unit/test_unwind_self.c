@@ -8,7 +8,7 @@
  * Debian's libc has no .symtab: without libc6-dbg, libc frames are named from
  * .dynsym when an exported symbol covers them and "libc.so.6:?" otherwise
  * (msort_with_tmp and __libc_start_call_main are static); with libc6-dbg,
- * lib/sym/elf_file.c names them from the debug file. The list is what glibc
+ * lib/elf/elf_file.c names them from the debug file. The list is what glibc
  * 2.36 does: qsort() tail-calls qsort_r(), whose msort_with_tmp() merge step
  * calls compare.
  */
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "lib/proc/maps.h"
-#include "lib/sym/elf_file.h"
+#include "lib/elf/elf_file.h"
 #include "lib/unwind/table.h"
 #include "lib/unwind/unwinder.h"
 #include "tests/unit/check.h"

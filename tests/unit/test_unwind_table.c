@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/sym/elf_file.h"
+#include "lib/elf/elf_file.h"
 #include "lib/unwind/table.h"
 #include "tests/unit/check.h"
 

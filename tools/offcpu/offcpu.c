@@ -22,9 +22,8 @@
 
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/offcpu.skel.h"
-#include "lib/out/folded.h"
-#include "lib/out/text.h"
-#include "lib/report/raw_stacks.h"
+#include "lib/out/render.h"
+#include "lib/pipeline/raw_stacks.h"
 #include "lib/session/capture_maps.h"
 #include "lib/session/run.h"
 #include "lib/util/log.h"
@@ -51,7 +50,7 @@ struct offcpu {
 	uint64_t min_us, max_us;
 	uint32_t states; /* bits of enum offcpu_state; 0: all */
 	uint32_t threads;
-	bool folded, annotate, delimiter;
+	bool annotate, delimiter;
 	struct offcpu_bpf *skel;
 	struct bpf_link *link;
 	struct st_run run;
@@ -73,6 +72,8 @@ static const char doc[] =
 	"  stacktap offcpu -p 185 10           # one process, 10 seconds\n"
 	"  stacktap offcpu -m 1000 --state D   # uninterruptible blocks of 1 ms or more\n"
 	"  stacktap offcpu -u -f -a 5 > out.folded   # user threads, flame graph in us\n"
+	"  stacktap offcpu --format flamegraph -o off.html 5   # flame graph, in us\n"
+	"  stacktap offcpu --format pprof -o off.pb.gz 5       # go tool pprof\n"
 	"  stacktap offcpu -k -K               # kernel threads, kernel stacks\n";
 
 enum { OPT_STATE = 0x400 };
@@ -85,7 +86,8 @@ static const struct argp_option offcpu_options[] = {
 	{ "user-threads-only", 'u', NULL, 0, "User threads only", 4 },
 	{ "kernel-threads-only", 'k', NULL, 0, "Kernel threads only", 4 },
 	{ NULL, 0, NULL, 0, "Output:", 5 },
-	{ "folded", 'f', NULL, 0, "Folded output weighted by us, as flamegraph.pl reads it", 5 },
+	{ "folded", 'f', NULL, 0, "Folded output weighted by us, as flamegraph.pl reads it "
+	  "(--format folded)", 5 },
 	{ "annotate", 'a', NULL, 0, "With -f, mark kernel frames with a _[k] suffix", 5 },
 	{ "delimited", 'd', NULL, 0, "Print '--' between kernel and user frames", 5 },
 	{},
@@ -128,7 +130,7 @@ static error_t offcpu_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'u': o->threads = OFFCPU_USER_THREADS; break;
 	case 'k': o->threads = OFFCPU_KERNEL_THREADS; break;
-	case 'f': o->folded = true; break;
+	case 'f': o->common.format_name = "folded"; break;
 	case 'a': o->annotate = true; break;
 	case 'd': o->delimiter = true; break;
 	case ARGP_KEY_ARG:
@@ -142,9 +144,6 @@ static error_t offcpu_parse(int key, char *arg, struct argp_state *state)
 		if (o->max_us && o->min_us > o->max_us)
 			argp_failure(state, 2, 0, "-m %llu is above -M %llu",
 				     (unsigned long long)o->min_us, (unsigned long long)o->max_us);
-		if (o->common.unwind == ST_UNWIND_COPY || o->common.unwind_check)
-			argp_failure(state, 2, 0, "offcpu walks stacks in BPF: --unwind=copy and "
-				     "--unwind-check are count/snoop options");
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -263,21 +262,25 @@ static void offcpu_print(struct offcpu *o)
 {
 	struct report *r = report__new(o->common.addrs ? REPORT_ADDRS : 0);
 	struct report_info info = { .value = REPORT_OFFCPU, .event = "sched_switch" };
+	/* Blocked time is kept in ns and shown in us where a writer shows numbers to people. */
+	struct out_opts oo = {
+		.text = { .delimiter = o->delimiter, .unit = "us", .weight_div = 1000,
+			  .label.addrs = o->common.addrs },
+		.folded = { .annotate = o->annotate, .weight = true, .weight_div = 1000 },
+		.pprof = { .comment = "stacktap offcpu", .duration_ns = o->common.duration_ns },
+		.speedscope = { .name = "stacktap offcpu", .weight = true },
+		.flamegraph = { .title = "stacktap offcpu", .weight = true, .weight_div = 1000,
+				.unit = "us" },
+	};
+	int err;
 
 	if (!r || report__set_info(r, &info) || raw_stacks__report(o->raw, o->run.sym, r)) {
 		st_err("offcpu: out of memory while building the report");
 		o->err = -ENOMEM;
-	} else if (o->folded) {
-		/* Blocked time is kept in ns and shown in us. */
-		struct folded_opts fo = { .annotate = o->annotate, .weight = true,
-					  .weight_div = 1000 };
-
-		out_folded(o->out, r, &fo);
-	} else {
-		struct text_opts to = { .delimiter = o->delimiter, .unit = "us", .weight_div = 1000,
-					.label.addrs = o->common.addrs };
-
-		out_text(o->out, r, &to);
+	} else if ((err = out_render(o->out, o->common.output, r, o->common.format, &oo))) {
+		st_err("offcpu: %s: %s", o->common.output ? o->common.output : "stdout",
+		       strerror(-err));
+		o->err = err;
 	}
 	report__free(r);
 }
@@ -330,14 +333,16 @@ static int offcpu_run(struct offcpu *o)
 	};
 	int err;
 
-	o->raw = raw_stacks__new();
-	o->out = st_common_opts__open_output(&o->common);
-	if (!o->raw || !o->out)
+	if (st_run__prepare(&o->common))
 		return 1;
-	st_libbpf_logging(o->common.debug);
+	o->out = st_common_opts__open_output(&o->common);
+	if (!o->out)
+		return 1;
 	err = offcpu__load(o);
 	if (!err)
 		err = st_run__start(&o->run, o->skel->obj, &o->common, &so);
+	if (!err && !(o->raw = raw_stacks__new(o->run.sym)))
+		err = -ENOMEM;
 	if (err)
 		return 1;
 	o->link = bpf_program__attach(o->skel->progs.st_offcpu_switch);
@@ -359,15 +364,16 @@ static int offcpu_run(struct offcpu *o)
 
 int offcpu_main(int argc, char **argv)
 {
-	static const struct argp_child children[] = { { &st_common_argp, 0, NULL, 0 }, {} };
-	static const struct argp argp = { offcpu_options, offcpu_parse, "[DURATION]", doc,
+	const struct argp_child children[] = { { st_common_argp_for(0), 0, NULL, 0 }, {} };
+	const struct argp argp = { offcpu_options, offcpu_parse, "[DURATION]", doc,
 					  children, NULL, NULL };
 	struct offcpu *o = calloc(1, sizeof(*o));
 	int ret;
 
 	if (!o)
 		return 1;
-	st_common_opts__init(&o->common);
+	st_common_opts__init(&o->common, 0);
+	o->common.formats = OUT_FMTS_STACKS;
 	ret = argp_parse(&argp, argc, argv, 0, NULL, o);
 	if (!ret)
 		ret = offcpu_run(o);

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Raw stacks: events deduplicated exactly on their identity and addresses
- * as they arrive, symbolized once per distinct stack when the report is
- * built. A user stack the joiner gave up on is kept apart by its reason and
- * shown as one "[user stack lost: REASON]" frame.
+ * Raw stacks, the sink of the capture pipeline: events deduplicated exactly
+ * on their identity, addresses and the mappings their process had at the
+ * event (its epoch in the process registry: the same addresses after a
+ * dlclose() and a new library at the same place are another stack), then
+ * decoded and named in one batch when the report is built. A user stack the
+ * joiner gave up on is kept apart by its reason and shown as one
+ * "[user stack lost: REASON]" frame.
  */
 #ifndef ST_RAW_STACKS_H
 #define ST_RAW_STACKS_H
@@ -17,8 +20,13 @@
 
 struct raw_stacks;
 
-/** raw_stacks__new() - Return: an empty set, or NULL (ENOMEM). */
-struct raw_stacks *raw_stacks__new(void);
+/**
+ * raw_stacks__new() - an empty set whose user stacks are resolved with
+ * @sym's process registry.
+ *
+ * Return: the set, or NULL (ENOMEM).
+ */
+struct raw_stacks *raw_stacks__new(struct symbolizer *sym);
 
 /**
  * raw_stacks__add() - count @ev (kernel then user @ips) once with @weight.
@@ -29,7 +37,9 @@ int raw_stacks__add(struct raw_stacks *rs, const struct st_event *ev, const uint
 		    uint64_t weight);
 
 /**
- * raw_stacks__report() - symbolize every distinct stack into @r.
+ * raw_stacks__report() - decode every distinct stack, name them in batches
+ * (symbolizer__name()) with @sym (the one given to raw_stacks__new()), and
+ * add them to @r.
  *
  * Return: 0 or -ENOMEM.
  */

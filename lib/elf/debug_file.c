@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Finding a file's separate debug file: build ID first, then .gnu_debuglink. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "lib/elf/debug_file.h"
+#include "lib/util/elf_section.h"
+#include "lib/util/safe_open.h"
+
+#define NCAND 4
+
+struct candidates {
+	char path[NCAND][PATH_MAX];
+	bool trusted[NCAND]; /* under DEBUG_ROOT (root's): links in it may be followed */
+	int n, nbyid;         /* the first nbyid are named by build ID: no CRC to check */
+};
+
+/* The .gnu_debuglink name and CRC, with the name checked to end inside the section. */
+static const char *debuglink(Elf *elf, uint32_t *crc)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_section_by_name(elf, ".gnu_debuglink", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	const char *name;
+	size_t len, crc_off;
+
+	if (!d || !d->d_buf || d->d_size < 8)
+		return NULL;
+	name = d->d_buf;
+	len = strnlen(name, d->d_size);
+	crc_off = (len + 4) & ~(size_t)3;
+	if (!len || len == d->d_size || crc_off + 4 > d->d_size || strchr(name, '/'))
+		return NULL;
+	memcpy(crc, (const char *)d->d_buf + crc_off, 4);
+	return name;
+}
+
+/* Append one candidate path a + b + c + d; a path that does not fit is left out. */
+static void cand__add(struct candidates *c, bool trusted, const char *a, const char *b,
+		      const char *cc, const char *d)
+{
+	const char *part[4] = { a, b, cc, d };
+	size_t len = 0, l;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		l = strlen(part[i]);
+		if (len + l >= PATH_MAX)
+			return;
+		memcpy(c->path[c->n] + len, part[i], l);
+		len += l;
+	}
+	c->path[c->n][len] = '\0';
+	c->trusted[c->n] = trusted;
+	c->n++;
+}
+
+static void cand__by_id(struct candidates *c, const uint8_t *id, size_t id_len)
+{
+	char hex[2 * 64 + 1], sub[8];
+	size_t i;
+
+	if (id_len < 2 || id_len > 64)
+		return;
+	for (i = 0; i < id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	snprintf(sub, sizeof(sub), "/%.2s/", hex);
+	cand__add(c, true, DEBUG_ROOT "/.build-id", sub, hex + 2, ".debug");
+}
+
+static void cand__by_link(struct candidates *c, const char *name, const char *link)
+{
+	const char *slash = strrchr(name, '/');
+	size_t dlen = slash ? (size_t)(slash - name) : 1;
+	char dir[PATH_MAX];
+
+	if (dlen >= sizeof(dir))
+		return;
+	memcpy(dir, slash ? name : ".", dlen);
+	dir[dlen] = '\0';
+	cand__add(c, false, dir, "/", link, "");
+	cand__add(c, false, dir, "/.debug/", link, "");
+	if (dir[0] == '/')
+		cand__add(c, true, DEBUG_ROOT, dir, "/", link);
+}
+
+/* CRC-32 of the whole file, read (not mapped: the file may shrink under us). */
+static uint32_t file_crc(int fd)
+{
+	const size_t size = 1 << 16;
+	unsigned char *buf = malloc(size);
+	uint32_t crc = 0;
+	off_t at = 0;
+	ssize_t r;
+
+	while (buf && (r = pread(fd, buf, size, at)) > 0) {
+		crc = (uint32_t)crc32(crc, buf, (uInt)r);
+		at += r;
+	}
+	free(buf);
+	return crc;
+}
+
+int debug_file__open(Elf *elf, const char *name, const uint8_t *id, size_t id_len,
+		     const struct stat *self, char **path)
+{
+	struct candidates *c = calloc(1, sizeof(*c));
+	enum safe_open_why why;
+	const char *link;
+	uint32_t crc = 0;
+	struct stat st;
+	int i, fd = -1;
+
+	*path = NULL;
+	if (!c)
+		return -1;
+	cand__by_id(c, id, id_len);
+	c->nbyid = c->n;
+	link = debuglink(elf, &crc);
+	if (link)
+		cand__by_link(c, name, link);
+	for (i = 0; i < c->n && fd < 0; i++) {
+		fd = safe_open(AT_FDCWD, c->path[i], c->trusted[i] ? SAFE_OPEN_FOLLOW : 0, NULL,
+			       &why);
+		if (fd < 0)
+			continue;
+		/* A debuglink naming the file itself (e.g. "foo" next to "foo") is no debug file. */
+		if (fstat(fd, &st) || (self && st.st_ino == self->st_ino &&
+				       st.st_dev == self->st_dev) ||
+		    (i >= c->nbyid && file_crc(fd) != crc)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd >= 0)
+		*path = strdup(c->path[i - 1]);
+	if (fd >= 0 && !*path) {
+		close(fd);
+		fd = -1;
+	}
+	free(c);
+	return fd;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Finding a file's separate debug file, as gdb does: by build ID under
+ * /usr/lib/debug/.build-id/, then by its .gnu_debuglink name (CRC checked)
+ * next to the file, in .debug/ there, and under /usr/lib/debug/. Candidates
+ * next to a traced file are in a directory its owner controls: they are
+ * opened with lib/util/safe_open.h like any file a traced process names.
+ */
+#ifndef ST_ELF_DEBUG_FILE_H
+#define ST_ELF_DEBUG_FILE_H
+
+#include <gelf.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+/* gdb's default debug-file-directory, where Debian's -dbg and -dbgsym packages install. */
+#define DEBUG_ROOT "/usr/lib/debug"
+
+/**
+ * debug_file__open() - open the separate debug file of @elf.
+ * @name: the file's path (where its .gnu_debuglink is looked for)
+ * @id: its build ID (@id_len bytes, 0 for none)
+ * @self: stat of the file itself: a candidate that is the file is skipped
+ * @path: receives the path of the file found (malloc'ed; the caller frees it)
+ *
+ * Return: an fd, or -1 when there is none (not an error: nothing is logged).
+ */
+int debug_file__open(Elf *elf, const char *name, const uint8_t *id, size_t id_len,
+		     const struct stat *self, char **path);
+
+#endif

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ELF file model: one per file, opened once (libelf), known by its
+ * (device, inode) in lib/elf/elf_cache.h and by its build ID.
+ *
+ * At open only what is cheap is read: the header, the PT_LOAD segments and
+ * the build ID (PT_NOTE first, then SHT_NOTE). Everything else is built on
+ * first use and lives as long as the file:
+ *   - symbols: .symtab + .dynsym, or the debug file's .symtab (lib/elf/symtab.c);
+ *   - the separate debug file: by build ID, then .gnu_debuglink (lib/elf/debug_file.c);
+ *   - parts other layers build from it and hang here, so that they too are
+ *     built once per file: the unwind table (lib/unwind/table.c).
+ *
+ * Name sources plug in per file, in this order (docs/frames.md; the modules
+ * are i9names's, docs/names.md):
+ *   1. elf_file__find_sym(): .symtab + .dynsym, else the debug file's .symtab;
+ *      SEAM(minidebug): else .dynsym merged with the .symtab of
+ *      lib/elf/minidebug.h (minidebug__open(elf_file__elf(ef), name)), in
+ *      elf_file__load_syms();
+ *   2. SEAM(go): lib/sym/gopclntab.h for a file without function symbols
+ *      (gopclntab__from_elf(elf_file__elf(ef)), kept as ELF_PART_GOPCLNTAB);
+ *   3. SEAM(inline): lib/sym/dwarf_inline.h on the Dwarf of
+ *      elf_file__dwarf_elf() (kept as ELF_PART_DWARF), one batch per run of
+ *      sorted offsets of this file.
+ * lib/sym/symbolizer.c calls them, grouped by file and sorted by offset.
+ *
+ * The content is hostile: every length is checked against the file, and a
+ * file an unprivileged user could change is read with pread, not mmap, so
+ * truncating it under us gives a short read, not SIGBUS.
+ */
+#ifndef ST_ELF_FILE_H
+#define ST_ELF_FILE_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ELF_BUILD_ID_MAX 20
+
+struct elf_sym {
+	uint64_t addr; /* st_value: link-time virtual address */
+	uint64_t size;
+	const char *name;
+};
+
+/* A PT_LOAD segment. */
+struct elf_seg {
+	uint64_t off, filesz, vaddr, memsz;
+	bool exec; /* PF_X */
+};
+
+/* Parts other layers build from a file; the file frees them with itself. */
+enum elf_part {
+	ELF_PART_UNWIND,    /* struct unwind_table (lib/unwind/table.c) */
+	ELF_PART_DWARF,     /* SEAM(inline): the file's DWARF reader (lib/sym/dwarf_inline.h) */
+	ELF_PART_GOPCLNTAB, /* SEAM(go): its Go function table (lib/sym/gopclntab.h) */
+	ELF_PART_MAX,
+};
+
+/* elf_file__open_fd() flags */
+#define ELF_OPEN_QUIET 1u /* log nothing on failure: the caller counts it */
+
+struct elf_file;
+
+/**
+ * elf_file__open() - open @path (named by the user, e.g. a uprobe target).
+ *
+ * Return: the file, or NULL with errno set; the reason is logged once, naming @path.
+ */
+struct elf_file *elf_file__open(const char *path);
+
+/**
+ * elf_file__open_fd() - the same over an open fd (dup'ed; the caller keeps @fd).
+ * @name: what to call the file in messages and output, and where its
+ *        .gnu_debuglink is looked for
+ * @flags: ELF_OPEN_*
+ *
+ * Return: the file, or NULL with errno set (ENOEXEC: not ELF, EINVAL: broken).
+ */
+struct elf_file *elf_file__open_fd(int fd, const char *name, unsigned flags);
+
+/** elf_file__name() - Return: the name it was opened with. */
+const char *elf_file__name(const struct elf_file *ef);
+
+/** elf_file__is_dyn() - Return: true for ET_DYN (PIE, shared objects): load bias applies. */
+bool elf_file__is_dyn(const struct elf_file *ef);
+
+/**
+ * elf_file__build_id() - the NT_GNU_BUILD_ID note.
+ *
+ * Return: its length (0 when there is none); *id points into the model.
+ */
+size_t elf_file__build_id(const struct elf_file *ef, const uint8_t **id);
+
+/** elf_file__build_id_hex() - Return: the build ID in lowercase hex, or NULL without one. */
+const char *elf_file__build_id_hex(const struct elf_file *ef);
+
+/**
+ * elf_file__identity() - what names the file's content: its build ID, else
+ * a 16-byte hash of the whole file (computed on first call).
+ * @is_hash: receives whether it is the hash
+ *
+ * Return: its length (0 only when the file cannot be read whole).
+ */
+size_t elf_file__identity(struct elf_file *ef, const uint8_t **id, bool *is_hash);
+
+/** elf_file__segments() - Return: the PT_LOAD segments in header order, *n of them. */
+const struct elf_seg *elf_file__segments(const struct elf_file *ef, size_t *n);
+
+/**
+ * elf_file__offset_to_vaddr() - map a file offset to a link-time vaddr via PT_LOAD.
+ *
+ * Return: 0, or -ENOENT when no loadable segment covers @off.
+ */
+int elf_file__offset_to_vaddr(const struct elf_file *ef, uint64_t off, uint64_t *vaddr);
+
+/** elf_file__vaddr_to_offset() - Return: 0, or -ENOENT outside every PT_LOAD. */
+int elf_file__vaddr_to_offset(const struct elf_file *ef, uint64_t vaddr, uint64_t *off);
+
+/** elf_file__elf() - Return: the file's own libelf handle (owned by the model). */
+Elf *elf_file__elf(const struct elf_file *ef);
+
+/**
+ * elf_file__debug_elf() - the separate debug file, found on first call.
+ * @path: receives its path (may be NULL)
+ *
+ * Return: its libelf handle (owned by the model), or NULL when there is none.
+ */
+Elf *elf_file__debug_elf(struct elf_file *ef, const char **path);
+
+/**
+ * elf_file__dwarf_elf() - where DWARF for this file lives: the debug file
+ * when there is one, else the file itself. SEAM(inline): libdw opens it.
+ *
+ * Return: a libelf handle owned by the model.
+ */
+Elf *elf_file__dwarf_elf(struct elf_file *ef);
+
+/**
+ * elf_file__find_sym() - the function symbol containing @vaddr; the symbol
+ * tables are read on first call.
+ *
+ * Symbols of size 0 match up to the next symbol. Return: the symbol or NULL.
+ */
+const struct elf_sym *elf_file__find_sym(struct elf_file *ef, uint64_t vaddr);
+
+/** elf_file__sym_by_name() - Return: a defined function symbol by exact name, or NULL. */
+const struct elf_sym *elf_file__sym_by_name(struct elf_file *ef, const char *name);
+
+/** elf_file__nr_syms() - Return: the number of function symbols after merging. */
+size_t elf_file__nr_syms(struct elf_file *ef);
+
+/** elf_file__part() - Return: a part set with elf_file__set_part(), or NULL. */
+void *elf_file__part(const struct elf_file *ef, enum elf_part which);
+
+/**
+ * elf_file__set_part() - hang @part on the file; @release frees it with the
+ * file (may be NULL for a part that needs no freeing, e.g. a marker).
+ */
+void elf_file__set_part(struct elf_file *ef, enum elf_part which, void *part,
+			void (*release)(void *));
+
+/** elf_file__free() - close the file and free its parts; NULL is fine. */
+void elf_file__free(struct elf_file *ef);
+
+#endif

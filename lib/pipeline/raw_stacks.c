@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Raw stacks: exact dedup on arrival, decoded and named in batches at report time. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/pipeline/raw_stacks.h"
+#include "lib/proc/registry.h"
+#include "lib/session/joiner.h"
+#include "lib/stack/store.h"
+#include "lib/sym/event_frames.h"
+#include "lib/util/log.h"
+
+/* Stacks named per batch: large enough to share file visits, small enough to bound memory. */
+#define RAW_BATCH 4096
+
+struct raw_stacks {
+	struct symbolizer *sym;
+	struct stack_store *store;
+	uint64_t *ts; /* per entry, in insertion order: its first event's time */
+	size_t nts, cap;
+	uint64_t total;
+};
+
+/* The dedup key: identity, the mappings' epoch, and the exact frames. */
+struct raw_key {
+	__u32 pid;
+	__u16 kd, ud;
+	__u16 flags; /* ST_EV_UFAIL, ST_EV_KTHREAD and the joiner's lost reason */
+	__u16 ustop; /* why the user walk ended: the stack's end mark */
+	__u16 pad[2];
+	uint64_t epoch; /* procs__epoch() at the event: the same addresses, other code */
+	char comm[ST_COMM_LEN];
+	uint64_t ips[];
+};
+
+#define RAW_KEY_FLAGS (ST_EV_UFAIL | ST_EV_KTHREAD | JOINER_LOST_MASK)
+
+struct raw_stacks *raw_stacks__new(struct symbolizer *sym)
+{
+	struct raw_stacks *rs = calloc(1, sizeof(*rs));
+
+	if (!rs)
+		return NULL;
+	rs->sym = sym;
+	rs->store = stack_store__new();
+	if (!rs->store) {
+		free(rs);
+		return NULL;
+	}
+	return rs;
+}
+
+static int raw__push_ts(struct raw_stacks *rs, uint64_t ts)
+{
+	uint64_t *v;
+	size_t cap;
+
+	if (rs->nts == rs->cap) {
+		cap = rs->cap ? rs->cap * 2 : 1024;
+		v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(rs->ts, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		rs->ts = v;
+		rs->cap = cap;
+	}
+	rs->ts[rs->nts++] = ts;
+	return 0;
+}
+
+int raw_stacks__add(struct raw_stacks *rs, const struct st_event *ev, const uint64_t *ips,
+		    uint64_t weight)
+{
+	size_t n = ev->kdepth + ev->udepth, len = sizeof(struct raw_key) + n * 8;
+	struct raw_key *k = calloc(1, len);
+	struct stack_entry *e;
+
+	if (!k)
+		return -ENOMEM;
+	k->pid = ev->pid;
+	k->kd = ev->kdepth;
+	k->ud = ev->udepth;
+	k->flags = ev->flags & RAW_KEY_FLAGS;
+	k->ustop = ev->ustop;
+	k->epoch = ev->udepth ? procs__epoch(symbolizer__procs(rs->sym), ev->pid, ev->ts) : 0;
+	memcpy(k->comm, ev->comm, ST_COMM_LEN);
+	memcpy(k->ips, ips, n * 8);
+	e = stack_store__add(rs->store, k, len, weight);
+	free(k);
+	if (!e || (e->count == 1 && raw__push_ts(rs, ev->ts)))
+		return -ENOMEM;
+	rs->total++;
+	return 0;
+}
+
+/* Decodes entries [first, first + n) at their times, names them in one batch, reports them. */
+static int raw__report_batch(struct raw_stacks *rs, struct symbolizer *sym,
+			     struct stack_entry **v, size_t first, size_t n, struct report *r)
+{
+	struct event_frames *ef = calloc(n ? n : 1, sizeof(*ef));
+	size_t i, done = 0;
+	int err = ef ? 0 : -ENOMEM;
+
+	for (i = 0; i < n && !err; i++, done++) {
+		const struct raw_key *k = (const struct raw_key *)v[first + i]->key;
+
+		err = event_frames__decode(&ef[i], sym, k->pid, rs->ts[first + i], k->ips,
+					   k->kd, k->ud, joiner_lost_frame(k->flags), k->ustop);
+	}
+	if (!err)
+		err = symbolizer__name(sym, ef, n);
+	for (i = 0; i < n && !err; i++) {
+		const struct raw_key *k = (const struct raw_key *)v[first + i]->key;
+
+		err = report__add(r, k->pid, k->comm, ef[i].v, ef[i].nk, ef[i].nu,
+				  v[first + i]->count, v[first + i]->weight, k->flags);
+	}
+	for (i = 0; ef && i < done; i++)
+		event_frames__release(&ef[i]);
+	free(ef);
+	return err;
+}
+
+/* Resident memory now, KiB (0 when unknown): for --debug's figures. */
+static long raw__rss_kib(void)
+{
+	long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f && fscanf(f, "%*d %ld", &pages) != 1)
+		pages = 0;
+	if (f)
+		fclose(f);
+	return pages * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static double raw__ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct report *r)
+{
+	struct stack_entry **v = stack_store__entries(rs->store);
+	size_t i, n = stack_store__len(rs->store);
+	long rss0 = raw__rss_kib();
+	double t0 = raw__ms();
+	int err = 0;
+
+	if (n && !v)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i += RAW_BATCH)
+		err = raw__report_batch(rs, sym, v, i, n - i < RAW_BATCH ? n - i : RAW_BATCH, r);
+	free(v);
+	st_info("raw stacks: %zu distinct stacks decoded and named in %.1f ms; resident memory "
+		"%ld -> %ld KiB", n, raw__ms() - t0, rss0, raw__rss_kib());
+	return err;
+}
+
+uint64_t raw_stacks__total(const struct raw_stacks *rs)
+{
+	return rs->total;
+}
+
+void raw_stacks__clear(struct raw_stacks *rs)
+{
+	stack_store__clear(rs->store);
+	rs->nts = 0;
+	rs->total = 0;
+}
+
+void raw_stacks__free(struct raw_stacks *rs)
+{
+	if (!rs)
+		return;
+	stack_store__free(rs->store);
+	free(rs->ts);
+	free(rs);
+}
