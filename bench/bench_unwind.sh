@@ -23,6 +23,7 @@
 #         which other processes' load disturbs much less.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+source bench/lib.sh
 O=${O:-build}
 ST=${ST:-$PWD/$O/stacktap}
 ST_BEFORE=${ST_BEFORE:-}
@@ -50,20 +51,10 @@ build_loop() {
 	gcc -O1 -g -fno-omit-frame-pointer bench/getppid_loop.c -o "$LOOP"
 }
 
-# The BPF programs PID has attached to the tracepoint.
-tracer_progs() {
-	bpftool -j perf list 2>/dev/null |
-		jq -r --argjson p "$1" --arg tp "$TP_NAME" \
-			'.[] | select(.pid == $p and .tracepoint == $tp) | .prog_id'
-}
-
 # ns per run of the programs given (0 when stats are off).
 prog_ns() {
-	local id t=0 c=0 r
-	for id in "$@"; do
-		r=$(bpftool -j prog show id "$id" 2>/dev/null | jq -r '"\(.run_time_ns // 0) \(.run_cnt // 0)"')
-		t=$((t + ${r% *})) c=$((c + ${r#* }))
-	done
+	local t c
+	read -r t c <<< "$(prog_stats "$@")"
 	[ "$c" -gt 0 ] && echo $((t / c)) || echo 0
 }
 

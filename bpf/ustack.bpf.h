@@ -724,7 +724,9 @@ static __always_inline __u32 st_frame0_of(struct pt_regs *regs)
  *         when not @faultable: a faultable walk may sleep)
  *
  * Return: the finished walk's state (frames in ->n, why it ended in ->stop,
- * ->unknown, ->nleft), or NULL when there was no state to walk with.
+ * ->unknown, ->nleft), or NULL when there was no state to walk with, or no
+ * user context: a task whose mm is gone (exit_mmap() freeing it at exit)
+ * has no user stack, which its registers would still pretend.
  */
 static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs, __u32 pid,
 							  __u64 *out, __u32 max, __u32 mode,
@@ -735,6 +737,8 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 	struct st_uwalk w = { .out = out };
 	__u32 slot = 0;
 
+	if (!task->mm)
+		return NULL;
 	w.st = state ? state : bpf_map_lookup_elem(&st_uwalk_states, &slot);
 	if (!w.st)
 		return NULL;

@@ -16,13 +16,15 @@ HANDLER="h2 h1 on_alarm __restore_rt"
 INTERRUPTED="spin s2 s1"
 
 # no_early NAME: no "stopped early" line at all (every stack in the run was complete).
-no_early() { expect_eq "$1-none-stopped-early" "$(grep 'stacks stopped early' "$TMP/$1.err")" ""; }
+no_early() {
+	expect_eq "$1-none-stopped-early" "$(grep '^stacktap: [0-9]* user stacks\? stopped early' "$TMP/$1.err")" ""
+}
 
 # early_matches NAME: the stopped-early lines count exactly the output stacks that end in a
 # "[unwind stopped" mark (folded output of a synchronous or one-walk-per-sample run).
 early_matches() {
 	local lines marks
-	lines=$(sed -n 's/^stacktap: \([0-9]*\) user stacks stopped early: .*/\1/p' "$TMP/$1.err" |
+	lines=$(sed -n 's/^stacktap: \([0-9]*\) user stacks\? stopped early: .*/\1/p' "$TMP/$1.err" |
 		awk '{s += $1} END {print s + 0}')
 	marks=$(awk '/\[unwind_stopped:/ {s += $NF} END {print s + 0}' "$TMP/$1.out")
 	expect_eq "$1-stopped-early-are-marked" "$lines" "$marks"

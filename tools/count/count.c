@@ -2,7 +2,7 @@
 /*
  * stacktap count: frequency-count the distinct kernel+user stacks of events,
  * like bcc's stackcount. Records are deduplicated exactly on their raw
- * addresses as they arrive (lib/report/raw_stacks.c); symbolization happens
+ * addresses as they arrive (lib/pipeline/raw_stacks.c); symbolization happens
  * once per distinct stack, at print time, and stacks whose names are
  * identical are merged then.
  */
