@@ -42,13 +42,6 @@ TMP=$(mktemp -d /tmp/stacktap-bench.XXXXXX)
 STATS_WAS=
 declare -A NS CPU OFF CSW IPI REASON LOST BPFNS TCPU
 
-# Only jobs not reaped yet: a pid we already waited for may belong to someone else now.
-bench_cleanup() {
-	local p
-	for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
-	[ -n "$STATS_WAS" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
-	rm -rf "$TMP"
-}
 trap bench_cleanup EXIT
 
 note() { echo "bench_count: $*" >&2; }

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# What the benchmarks share: the BPF programs a tracer attached, and their run-time statistics
-# (kernel.bpf_stats_enabled). Sourced; the caller sets TP_NAME (the syscall tracepoint's name).
+# What the benchmarks share: the BPF programs a tracer attached, their run-time statistics
+# (kernel.bpf_stats_enabled), and the cleanup at exit. Sourced; the caller sets TP_NAME (the
+# syscall tracepoint's name), TMP and STATS_WAS.
 
 # The BPF programs the tracer PID has attached to the tracepoint.
 tracer_progs() {
@@ -17,4 +18,14 @@ prog_stats() {
 		t=$((t + ${r% *})) c=$((c + ${r#* }))
 	done
 	echo "$t $c"
+}
+
+# The EXIT trap's work: kill the jobs not reaped yet (a pid already waited for may belong to
+# someone else now), put kernel.bpf_stats_enabled back (STATS_WAS, when the script changed it),
+# remove $TMP.
+bench_cleanup() {
+	local p
+	for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
+	[ -n "${STATS_WAS:-}" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
+	rm -rf "$TMP"
 }

@@ -80,24 +80,20 @@ static void losses__walks(FILE *f, const struct session_losses *now,
 /* Not losses: how the walks went (--debug). */
 static void losses__walk_info(const struct session_losses *now, const struct session_losses *z)
 {
-	const uint64_t *v = now->ustats, *w = z->ustats;
-	uint64_t early = 0;
+	uint64_t d[ST_USTAT_MAX], early = 0;
 	unsigned k;
 
+	for (k = 0; k < ST_USTAT_MAX; k++)
+		d[k] = now->ustats[k] - z->ustats[k];
 	for (k = 0; k < ST_USTOP_MAX; k++)
-		if (ustop_early(k))
-			early += v[k] - w[k];
+		early += ustop_early(k) ? d[k] : 0;
 	st_info("user-stack walks: %llu, %llu complete, %llu truncated, %llu stopped early; "
 		"%llu signal frames, %llu stack switches, %llu uretprobe returns, %llu frames by "
 		"frame pointer",
-		(unsigned long long)(v[ST_USTAT_WALKS] - w[ST_USTAT_WALKS]),
-		(unsigned long long)(v[ST_USTOP_OUTERMOST] - w[ST_USTOP_OUTERMOST]),
-		(unsigned long long)(v[ST_USTOP_DEPTH] - w[ST_USTOP_DEPTH]),
-		(unsigned long long)early,
-		(unsigned long long)(v[ST_USTAT_SIGNAL_FRAMES] - w[ST_USTAT_SIGNAL_FRAMES]),
-		(unsigned long long)(v[ST_USTAT_SWITCHES] - w[ST_USTAT_SWITCHES]),
-		(unsigned long long)(v[ST_USTAT_URETPROBE] - w[ST_USTAT_URETPROBE]),
-		(unsigned long long)(v[ST_USTAT_FP_FRAMES] - w[ST_USTAT_FP_FRAMES]));
+		(unsigned long long)d[ST_USTAT_WALKS], (unsigned long long)d[ST_USTOP_OUTERMOST],
+		(unsigned long long)d[ST_USTOP_DEPTH], (unsigned long long)early,
+		(unsigned long long)d[ST_USTAT_SIGNAL_FRAMES], (unsigned long long)d[ST_USTAT_SWITCHES],
+		(unsigned long long)d[ST_USTAT_URETPROBE], (unsigned long long)d[ST_USTAT_FP_FRAMES]);
 }
 
 void session_losses_print(FILE *f, const struct session_losses *now,
