@@ -144,7 +144,7 @@ static void tables__fill_map(struct bpf_tables *t, int pid, const struct proc_ma
 	*um = (struct st_umap){ .start = m->start, .end = m->end };
 	if (m->path[0] != '/')
 		return; /* anonymous (JIT) or [vdso]: known, walked by frame pointers */
-	if (!f || !f->nrows || unwind_table__offset_to_vaddr(ut, m->pgoff, &vaddr))
+	if (!f || !f->nrows || unwind_table__map_vaddr(ut, m->pgoff, &vaddr))
 		return;
 	/* row pc = (addr - start + vaddr) - base */
 	um->bias = m->start - vaddr + ut->base;

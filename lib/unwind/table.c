@@ -20,6 +20,12 @@
 /* Where distributions install separate debug files (gdb's default debug-file-directory). */
 #define DEBUG_ROOT "/usr/lib/debug"
 
+/*
+ * The kernel maps segments page by page: a mapping's file offset is the
+ * segment's offset rounded down to this (x86-64 only, like the rows).
+ */
+#define TABLE_PAGE 4096ULL
+
 static Elf *table__elf_begin(int fd, const char *name)
 {
 	static bool versioned;
@@ -471,19 +477,34 @@ const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64
 	return unwind_rows__find(&t->rows, (uint32_t)(vaddr - t->base));
 }
 
-int unwind_table__offset_to_vaddr(const struct unwind_table *t, uint64_t off, uint64_t *vaddr)
+/* The PT_LOAD a mapping at file offset @pgoff maps: an executable one whose pages hold it. */
+static const struct unwind_seg *table__seg_of_map(const struct unwind_table *t, uint64_t pgoff)
 {
+	const struct unwind_seg *any = NULL, *s;
 	size_t i;
 
 	for (i = 0; i < t->nsegs; i++) {
-		const struct unwind_seg *s = &t->segs[i];
-
-		if (off >= s->offset && off - s->offset < s->filesz) {
-			*vaddr = s->vaddr + (off - s->offset);
-			return 0;
-		}
+		s = &t->segs[i];
+		if (s->filesz > UINT64_MAX - s->offset || pgoff < (s->offset & ~(TABLE_PAGE - 1)) ||
+		    pgoff >= s->offset + s->filesz)
+			continue;
+		if (s->exec)
+			return s;
+		if (!any && pgoff >= s->offset)
+			any = s;
 	}
-	return -ENOENT;
+	return any;
+}
+
+int unwind_table__map_vaddr(const struct unwind_table *t, uint64_t pgoff, uint64_t *vaddr)
+{
+	const struct unwind_seg *s = table__seg_of_map(t, pgoff);
+
+	if (!s)
+		return -ENOENT;
+	/* p_vaddr and p_offset agree modulo the page size, so this may step back a part page. */
+	*vaddr = s->vaddr - s->offset + pgoff;
+	return 0;
 }
 
 char *unwind_table__id_hex(const struct unwind_table *t, char *buf, size_t len)

@@ -75,11 +75,19 @@ void unwind_table__free(struct unwind_table *t);
 const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t vaddr);
 
 /**
- * unwind_table__offset_to_vaddr() - link-time vaddr of file offset @off.
+ * unwind_table__map_vaddr() - link-time vaddr of the first byte of an
+ * executable mapping of the file at page-aligned file offset @pgoff.
  *
- * Return: 0, or -ENOENT when no PT_LOAD segment holds @off.
+ * The PT_LOAD is the executable one whose pages hold @pgoff: linkers that
+ * do not page-align segments in the file (LLD, mold: text at offset 0x9e0,
+ * vaddr 0x19e0) make the mapping start on a page the previous segment
+ * shares, so "the segment holding @pgoff" would be the wrong one. Without
+ * an executable segment there, any PT_LOAD holding @pgoff.
+ *
+ * Return: 0, or -ENOENT when no PT_LOAD segment holds @pgoff.
  */
-int unwind_table__offset_to_vaddr(const struct unwind_table *t, uint64_t off, uint64_t *vaddr);
+int unwind_table__map_vaddr(const struct unwind_table *t, uint64_t pgoff, uint64_t *vaddr);
+
 
 /**
  * unwind_table__id_hex() - the build ID (or content hash) in hex, NUL-terminated.

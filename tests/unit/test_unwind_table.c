@@ -93,6 +93,36 @@ static void check_sframe(const char *file)
 	unwind_table__free(t);
 }
 
+/* Mapping → vaddr for the layouts linkers make (offsets and vaddrs as readelf -l shows them). */
+static void check_map_vaddr(void)
+{
+	/* LLD and mold: the text segment starts mid-page, its first page shared with the R one. */
+	struct unwind_seg lld[] = {
+		{ .vaddr = 0, .offset = 0, .filesz = 0x9dc },
+		{ .vaddr = 0x19e0, .offset = 0x9e0, .filesz = 0x410, .exec = true },
+		{ .vaddr = 0x2df0, .offset = 0xdf0, .filesz = 0x1d8 },
+	};
+	/* GNU ld -z separate-code: segments page-aligned in the file. */
+	struct unwind_seg bfd[] = {
+		{ .vaddr = 0, .offset = 0, .filesz = 0x900 },
+		{ .vaddr = 0x1000, .offset = 0x1000, .filesz = 0x5000, .exec = true },
+		{ .vaddr = 0x7dd0, .offset = 0x6dd0, .filesz = 0x2a0 },
+	};
+	struct unwind_table t = { .segs = lld, .nsegs = 3 };
+	uint64_t v = 0;
+
+	CHECK(unwind_table__map_vaddr(&t, 0, &v) == 0);
+	CHECK_EQ_U64(v, 0x1000); /* not 0: the R segment also holds offset 0 */
+	CHECK(unwind_table__map_vaddr(&t, 0x1000, &v) == -ENOENT);
+	t.segs = bfd;
+	CHECK(unwind_table__map_vaddr(&t, 0x1000, &v) == 0);
+	CHECK_EQ_U64(v, 0x1000);
+	CHECK(unwind_table__map_vaddr(&t, 0x3000, &v) == 0); /* text split by mprotect */
+	CHECK_EQ_U64(v, 0x3000);
+	CHECK(unwind_table__map_vaddr(&t, 0, &v) == 0); /* no executable segment: the one there */
+	CHECK_EQ_U64(v, 0);
+}
+
 static void check_errors(void)
 {
 	char tmp[] = "/tmp/stacktap-unwind-XXXXXX";
@@ -135,6 +165,7 @@ int main(void)
 	check_nofp(path[0]);
 	check_fp(path[1]);
 	check_sframe(path[2]);
+	check_map_vaddr();
 	check_errors();
 	check_cache();
 	return CHECK_DONE();
