@@ -1,24 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* One compact unwind table per ELF file (from .sframe, .eh_frame or .debug_frame), and a cache. */
+/* One compact unwind table per ELF file (.sframe, .eh_frame and .debug_frame merged), and a cache. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
-#include "lib/unwind/sframe.h"
+#include "lib/unwind/sources.h"
 #include "lib/unwind/table.h"
-#include "lib/util/elf_section.h"
 #include "lib/util/log.h"
-
-/* Where distributions install separate debug files (gdb's default debug-file-directory). */
-#define DEBUG_ROOT "/usr/lib/debug"
 
 /*
  * The kernel maps segments page by page: a mapping's file offset is the
@@ -151,198 +143,6 @@ static int table__read_id(Elf *elf, struct unwind_table *t)
 	return t->id_len ? 0 : table__content_hash(elf, t);
 }
 
-/* Is any part of link-time [lo, hi) already covered by a (finished) row with a rule? */
-static bool table__covered(uint64_t lo, uint64_t hi, void *ctx)
-{
-	const struct unwind_table *t = ctx;
-	const struct unwind_rows *v = &t->rows;
-	const struct unwind_row *r;
-	uint64_t end;
-	size_t i;
-
-	if (lo < t->base || lo - t->base > UINT32_MAX)
-		return false;
-	end = hi - t->base > UINT32_MAX ? UINT32_MAX : hi - t->base;
-	r = unwind_rows__find(v, (uint32_t)(lo - t->base));
-	if (r && r->cfa != UNWIND_CFA_NONE)
-		return true;
-	for (i = r ? (size_t)(r - v->rows) + 1 : 0; i < v->n && v->rows[i].pc < end; i++)
-		if (v->rows[i].cfa != UNWIND_CFA_NONE)
-			return true;
-	return false;
-}
-
-static int table__from_sframe(Elf *elf, struct unwind_table *t, bool *used)
-{
-	struct cfi_source src = { .name = t->path, .base = t->base,
-				  .skip = table__covered, .skip_ctx = t };
-	char why[160] = "";
-	GElf_Shdr sh;
-	Elf_Scn *scn = elf_section_by_name(elf, ".sframe", &sh);
-	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-	int err;
-
-	*used = false;
-	if (!scn)
-		return 0;
-	if (!d || !d->d_buf) {
-		st_warn("unwind: %s: cannot read .sframe; using .eh_frame", t->path);
-		return 0;
-	}
-	err = sframe__read(d->d_buf, d->d_size, sh.sh_addr, t->base, &t->rows, why, sizeof(why));
-	if (err == -ENOMEM)
-		return err;
-	if (err) {
-		st_warn("unwind: %s: .sframe: %s; using .eh_frame", t->path, why);
-		return 0;
-	}
-	*used = true;
-	t->source = UNWIND_SRC_SFRAME;
-	unwind_rows__finish(&t->rows);
-	/* Code SFrame does not describe (crt1.o's _start, hand-written asm) keeps its CFI. */
-	err = cfi__read_eh_frame(elf, &src, &t->rows, &t->cfi);
-	t->eh_fill_fdes = t->cfi.fdes - t->cfi.skipped_fdes;
-	return err == -ENOENT || err == -EINVAL ? 0 : err;
-}
-
-static uint32_t table__file_crc(const char *path, struct stat *st)
-{
-	uint32_t crc = 0;
-	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, st) == 0 && st->st_size > 0) {
-		p = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p != MAP_FAILED) {
-			crc = (uint32_t)crc32(0, p, (uInt)st->st_size);
-			munmap(p, (size_t)st->st_size);
-		}
-	}
-	close(fd);
-	return crc;
-}
-
-/* The .gnu_debuglink name and CRC, with the name checked to end inside the section. */
-static const char *table__debuglink(Elf *elf, uint32_t *crc)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = elf_section_by_name(elf, ".gnu_debuglink", &sh);
-	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-	const char *name;
-	size_t len, crc_off;
-
-	if (!d || !d->d_buf || d->d_size < 8)
-		return NULL;
-	name = d->d_buf;
-	len = strnlen(name, d->d_size);
-	crc_off = (len + 4) & ~(size_t)3;
-	if (!len || len == d->d_size || crc_off + 4 > d->d_size || strchr(name, '/'))
-		return NULL;
-	memcpy(crc, (const char *)d->d_buf + crc_off, 4);
-	return name;
-}
-
-/* Append one candidate path a + b + c + d; a path that does not fit is left out. */
-static void table__cand(char cand[][PATH_MAX], int *n, const char *a, const char *b,
-			const char *c, const char *d)
-{
-	const char *part[4] = { a, b, c, d };
-	size_t len = 0, l;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		l = strlen(part[i]);
-		if (len + l >= PATH_MAX)
-			return;
-		memcpy(cand[*n] + len, part[i], l);
-		len += l;
-	}
-	cand[*n][len] = '\0';
-	(*n)++;
-}
-
-/* Candidate debug files: by build ID, then .gnu_debuglink in the three usual places. */
-static int table__debug_candidates(Elf *elf, const struct unwind_table *t, char cand[4][PATH_MAX],
-				   uint32_t *crc, int *nbyid)
-{
-	char dir[PATH_MAX], hex[2 * UNWIND_ID_MAX + 1], sub[8];
-	const char *link = table__debuglink(elf, crc), *slash = strrchr(t->path, '/');
-	size_t dlen = slash ? (size_t)(slash - t->path) : 1;
-	int n = 0;
-
-	if (t->id_len && !t->id_is_hash) {
-		unwind_table__id_hex(t, hex, sizeof(hex));
-		snprintf(sub, sizeof(sub), "/%.2s/", hex);
-		table__cand(cand, &n, DEBUG_ROOT "/.build-id", sub, hex + 2, ".debug");
-	}
-	*nbyid = n;
-	if (!link || dlen >= sizeof(dir))
-		return n;
-	memcpy(dir, slash ? t->path : ".", dlen);
-	dir[dlen] = '\0';
-	table__cand(cand, &n, dir, "/", link, "");
-	table__cand(cand, &n, dir, "/.debug/", link, "");
-	if (dir[0] == '/')
-		table__cand(cand, &n, DEBUG_ROOT, dir, "/", link);
-	return n;
-}
-
-static int table__from_debug_file(struct unwind_table *t, const char *path)
-{
-	struct cfi_source src = { .name = path, .base = t->base };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-	Elf *elf;
-
-	if (fd < 0)
-		return -errno;
-	elf = table__elf_begin(fd, path);
-	err = elf ? cfi__read_debug_frame(elf, &src, &t->rows, &t->cfi) : -EINVAL;
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	if (!err) {
-		t->cfi_path = strdup(path);
-		t->source = UNWIND_SRC_DEBUG_FRAME;
-		if (!t->cfi_path)
-			err = -ENOMEM;
-	}
-	return err;
-}
-
-static int table__from_debug(Elf *elf, struct unwind_table *t)
-{
-	struct cfi_source src = { .name = t->path, .base = t->base };
-	char (*cand)[PATH_MAX];
-	struct stat self, st;
-	uint32_t crc = 0;
-	int i, n, nbyid, err;
-
-	err = cfi__read_debug_frame(elf, &src, &t->rows, &t->cfi);
-	if (err != -ENOENT) {
-		if (!err)
-			t->source = UNWIND_SRC_DEBUG_FRAME;
-		return err;
-	}
-	cand = calloc(4, sizeof(*cand));
-	if (!cand)
-		return -ENOMEM;
-	n = table__debug_candidates(elf, t, cand, &crc, &nbyid);
-	if (stat(t->path, &self) != 0)
-		memset(&self, 0, sizeof(self));
-	for (i = 0, err = -ENOENT; i < n && err == -ENOENT; i++) {
-		if (stat(cand[i], &st) != 0 || (st.st_ino == self.st_ino && st.st_dev == self.st_dev))
-			continue;
-		/* Build-ID paths name their file; a debuglink must match its CRC. */
-		if (i >= nbyid && table__file_crc(cand[i], &st) != crc)
-			continue;
-		err = table__from_debug_file(t, cand[i]);
-	}
-	free(cand);
-	return err;
-}
-
 /* Sum of executable sections, and the part of it rows give a usable rule. */
 static void table__coverage(Elf *elf, struct unwind_table *t)
 {
@@ -373,31 +173,16 @@ static void table__coverage(Elf *elf, struct unwind_table *t)
 
 static int table__fill(Elf *elf, struct unwind_table *t)
 {
-	struct cfi_source src = { .name = t->path };
-	bool used;
 	int err;
 
 	err = table__read_segs(elf, t);
 	if (!err)
 		err = table__read_id(elf, t);
 	if (!err)
-		err = table__from_sframe(elf, t, &used);
-	if (err || used)
-		goto out;
-	src.base = t->base;
-	err = cfi__read_eh_frame(elf, &src, &t->rows, &t->cfi);
+		err = unwind_sources__read(elf, t);
 	if (!err)
-		t->source = UNWIND_SRC_EH_FRAME;
-	else if (err == -ENOENT)
-		err = table__from_debug(elf, t);
-	if (err == -ENOENT)
-		err = 0; /* no unwind information at all: UNWIND_SRC_NONE */
-out:
-	if (err)
-		return err;
-	unwind_rows__finish(&t->rows);
-	table__coverage(elf, t);
-	return 0;
+		table__coverage(elf, t);
+	return err;
 }
 
 static struct unwind_table *table__build_elf(Elf *elf, const char *name)
@@ -464,6 +249,7 @@ void unwind_table__free(struct unwind_table *t)
 	if (!t)
 		return;
 	unwind_rows__release(&t->rows);
+	free(t->spans);
 	free(t->segs);
 	free(t->cfi_path);
 	free(t->path);

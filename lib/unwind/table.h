@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* One compact unwind table per ELF file (from .sframe, .eh_frame or .debug_frame), and a cache. */
+/* One compact unwind table per ELF file (.sframe, .eh_frame and .debug_frame merged), and a cache. */
 #ifndef ST_UNWIND_TABLE_H
 #define ST_UNWIND_TABLE_H
 
@@ -13,11 +13,17 @@
 /* A GNU build ID is 20 bytes (SHA-1); longer notes are cut, keys stay unique enough. */
 #define UNWIND_ID_MAX 20
 
+/*
+ * Where rows come from, in order of precedence (lib/unwind/sources.c): a
+ * function (an FDE) of a later source is used only where no earlier source
+ * has a rule for any byte of it.
+ */
 enum unwind_source {
 	UNWIND_SRC_NONE,        /* no unwind information: zero rows */
-	UNWIND_SRC_SFRAME,      /* .sframe (gaps filled from .eh_frame, see eh_fill_fdes) */
+	UNWIND_SRC_SFRAME,      /* .sframe */
 	UNWIND_SRC_EH_FRAME,    /* .eh_frame through libdw */
 	UNWIND_SRC_DEBUG_FRAME, /* .debug_frame of the file or of its separate debug file */
+	UNWIND_SRC_MAX,
 };
 
 /* A PT_LOAD segment, to turn file offsets of a mapping into link-time vaddrs. */
@@ -26,17 +32,26 @@ struct unwind_seg {
 	bool exec;
 };
 
+/* Link-time [base + lo, base + hi) has its rows from @source (one or more FDEs). */
+struct unwind_span {
+	uint32_t lo, hi;
+	uint32_t source; /* enum unwind_source */
+};
+
 struct unwind_table {
 	char *path;      /* the ELF file the table describes */
-	char *cfi_path;  /* where the rows were read when not from @path (debug file), or NULL */
+	char *cfi_path;  /* the separate debug file .debug_frame rows came from, or NULL */
 	uint8_t id[UNWIND_ID_MAX];
 	size_t id_len;
 	bool id_is_hash; /* no build-ID note: @id is a content hash of the file */
 	uint64_t base;   /* lowest executable PT_LOAD vaddr; row pc = vaddr - base */
-	enum unwind_source source;
+	enum unwind_source source; /* the first source (by precedence) that gave rows */
 	struct unwind_rows rows; /* finished: sorted, merged; includes unsupported counts */
-	struct cfi_stats cfi;    /* of the .eh_frame / .debug_frame walk */
-	uint64_t eh_fill_fdes;   /* .eh_frame FDEs used where .sframe had nothing (e.g. _start) */
+	struct cfi_stats cfi;    /* of the .eh_frame and .debug_frame walks together */
+	uint64_t src_fdes[UNWIND_SRC_MAX]; /* FDEs each source gave rows for */
+	struct unwind_span *spans; /* sorted, not overlapping: which source each range is from */
+	bool go;                 /* Go toolchain output: its .debug_frame is not used (sources.c) */
+	size_t nspans;
 	uint64_t exec_bytes;     /* bytes of executable sections */
 	uint64_t covered_bytes;  /* of those, bytes with a usable rule (not NONE/UNSUPPORTED) */
 	struct unwind_seg *segs;
@@ -88,6 +103,12 @@ const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64
  */
 int unwind_table__map_vaddr(const struct unwind_table *t, uint64_t pgoff, uint64_t *vaddr);
 
+/**
+ * unwind_table__source_at() - where the row covering link-time @vaddr came from.
+ *
+ * Return: the source, or UNWIND_SRC_NONE where no source has a row.
+ */
+enum unwind_source unwind_table__source_at(const struct unwind_table *t, uint64_t vaddr);
 
 /**
  * unwind_table__id_hex() - the build ID (or content hash) in hex, NUL-terminated.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The table builder on the qsort_chain workloads: sources, known rows, errors, cache. */
+/* The table builder: sources and their merge, known rows, segments, errors, cache. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "lib/unwind/table.h"
 #include "tests/unit/check.h"
 
-static char path[3][256];
+static char path[5][256];
 
 static const struct unwind_row *row_at_sym(const struct unwind_table *t, const char *file,
 					   const char *sym, uint64_t plus)
@@ -84,12 +84,52 @@ static void check_sframe(const char *file)
 	if (!t)
 		return;
 	CHECK_EQ_U64(t->source, UNWIND_SRC_SFRAME);
-	CHECK_EQ_U64(t->eh_fill_fdes, 2);
+	CHECK_EQ_U64(t->src_fdes[UNWIND_SRC_EH_FRAME], 2);
 	check_sorted(t);
 	r = row_at_sym(t, file, "_start", 0);
 	CHECK(r && r->cfa == UNWIND_CFA_OUTERMOST);
 	r = row_at_sym(t, file, "leaf", 0);
 	CHECK(r && r->cfa == UNWIND_CFA_RSP && r->cfa_off == 8);
+	unwind_table__free(t);
+}
+
+/*
+ * -fno-asynchronous-unwind-tables -g: _start from .eh_frame, leaf from .debug_frame, in the
+ * file (@split false) or in the debug file its .gnu_debuglink names.
+ */
+static void check_merged(const char *file, bool split)
+{
+	struct unwind_table *t = unwind_table__build(file);
+	char dbg[300];
+	const struct unwind_row *r;
+	struct elf_file *ef;
+	const struct elf_sym *s;
+
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK_EQ_U64(t->source, UNWIND_SRC_EH_FRAME);
+	CHECK_EQ_U64(t->src_fdes[UNWIND_SRC_SFRAME], 0);
+	CHECK_EQ_U64(t->src_fdes[UNWIND_SRC_EH_FRAME], 3);
+	CHECK_EQ_U64(t->src_fdes[UNWIND_SRC_DEBUG_FRAME], 8);
+	snprintf(dbg, sizeof(dbg), "%s.debug", file);
+	CHECK_STR(split ? t->cfi_path : "none", split ? dbg : "none");
+	check_sorted(t);
+	r = row_at_sym(t, file, "_start", 0);
+	CHECK(r && r->cfa == UNWIND_CFA_OUTERMOST);
+	/* The split file keeps .symtab (strip-debug), so symbols come from it either way. */
+	ef = elf_file__open(file);
+	s = ef ? elf_file__sym_by_name(ef, "leaf") : NULL;
+	CHECK(s != NULL);
+	if (s) {
+		r = unwind_table__find(t, s->addr);
+		CHECK(r && r->cfa == UNWIND_CFA_RSP && r->cfa_off == 8);
+		CHECK_EQ_U64(unwind_table__source_at(t, s->addr), UNWIND_SRC_DEBUG_FRAME);
+	}
+	s = ef ? elf_file__sym_by_name(ef, "_start") : NULL;
+	CHECK(s && unwind_table__source_at(t, s->addr) == UNWIND_SRC_EH_FRAME);
+	CHECK_EQ_U64(unwind_table__source_at(t, t->base - 1), UNWIND_SRC_NONE);
+	elf_file__free(ef);
 	unwind_table__free(t);
 }
 
@@ -162,9 +202,13 @@ int main(void)
 	snprintf(path[0], sizeof(path[0]), "%s/workloads/qsort_chain_nofp", o);
 	snprintf(path[1], sizeof(path[1]), "%s/workloads/qsort_chain_fp", o);
 	snprintf(path[2], sizeof(path[2]), "%s/workloads/qsort_chain_sframe", o);
+	snprintf(path[3], sizeof(path[3]), "%s/workloads/qsort_chain_dwarf", o);
+	snprintf(path[4], sizeof(path[4]), "%s/workloads/qsort_chain_dwarf_split", o);
 	check_nofp(path[0]);
 	check_fp(path[1]);
 	check_sframe(path[2]);
+	check_merged(path[3], false);
+	check_merged(path[4], true);
 	check_map_vaddr();
 	check_errors();
 	check_cache();
