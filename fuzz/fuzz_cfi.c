@@ -3,8 +3,9 @@
 /*
  * Two input shapes (see fuzz/corpus/README-cfi.md):
  *  - "\x7fELF...": a whole ELF file, written to a memfd and built into a table
- *    by unwind_table__build_fd(); then a walk over the input bytes as a stack,
- *    and the spans (where rows came from) and segments are checked.
+ *    by unwind_table__build_fd(), and built again from memory as a vDSO image
+ *    is (unwind_table__build_image()); then a walk over the input bytes as a
+ *    stack, and the spans (where rows came from) and segments are checked.
  *  - anything else: byte 0 bit 0 picks .debug_frame (1) or .eh_frame (0),
  *    bytes 1-4 are the section's vaddr (little-endian), the rest is the
  *    section. It is wrapped in a minimal in-memory ELF and read by cfi.c.
@@ -140,15 +141,23 @@ static void check_table(const struct unwind_table *t, const uint8_t *data, size_
 static void fuzz_elf(const uint8_t *data, size_t size)
 {
 	struct unwind_table *t;
+	void *image = malloc(size);
 	int fd = memfd_create("fuzz-cfi", MFD_CLOEXEC);
 
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
+	if (fd < 0 || !image || write(fd, data, size) != (ssize_t)size)
 		abort();
 	t = unwind_table__build_fd(fd, "fuzz");
 	close(fd);
 	if (t) {
 		check_table(t, data, size);
 		fuzz_walk(t, data, size);
+		unwind_table__free(t);
+	}
+	memcpy(image, data, size);
+	t = unwind_table__build_image(image, size, "[vdso]");
+	free(image);
+	if (t) {
+		check_table(t, data, size);
 		unwind_table__free(t);
 	}
 }

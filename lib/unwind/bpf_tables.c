@@ -15,6 +15,7 @@
 #include "bpf/unwind_maps.h"
 #include "lib/proc/maps.h"
 #include "lib/unwind/bpf_tables.h"
+#include "lib/unwind/map_table.h"
 #include "lib/unwind/table.h"
 #include "lib/util/log.h"
 
@@ -134,16 +135,12 @@ static struct loaded_file *tables__load_file(struct bpf_tables *t, const struct 
 static void tables__fill_map(struct bpf_tables *t, int pid, const struct proc_map *m,
 			     struct st_umap *um)
 {
-	const struct unwind_table *ut = NULL;
-	const struct loaded_file *f;
+	const struct unwind_table *ut = unwind_cache__get_map(t->cache, pid, m);
+	const struct loaded_file *f = ut ? tables__load_file(t, ut) : NULL;
 	uint64_t vaddr;
 
-	if (m->path[0] == '/')
-		ut = unwind_cache__get_mapped(t->cache, pid, m->start, m->end, m->path);
-	f = ut ? tables__load_file(t, ut) : NULL;
 	*um = (struct st_umap){ .start = m->start, .end = m->end };
-	if (m->path[0] != '/')
-		return; /* anonymous (JIT) or [vdso]: known, walked by frame pointers */
+	/* Without rows (anonymous JIT code, a file without tables): frame pointers. */
 	if (!f || !f->nrows || unwind_table__map_vaddr(ut, m->pgoff, &vaddr))
 		return;
 	/* row pc = (addr - start + vaddr) - base */

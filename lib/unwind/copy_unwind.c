@@ -10,6 +10,7 @@
 #include "lib/proc/maps.h"
 #include "lib/stack/store.h"
 #include "lib/unwind/copy_unwind.h"
+#include "lib/unwind/map_table.h"
 #include "lib/unwind/table.h"
 
 struct copy_proc {
@@ -68,9 +69,7 @@ static struct copy_proc *copy__convert(struct copy_unwinder *cu, int pid,
 			continue;
 		*um = (struct unwind_map){ .start = maps[i].start, .end = maps[i].end,
 					   .pgoff = maps[i].pgoff, .path = strdup(maps[i].path) };
-		if (maps[i].path[0] == '/')
-			unwind_map__set_table(um, unwind_cache__get_mapped(cu->cache, pid, maps[i].start,
-									   maps[i].end, maps[i].path));
+		unwind_map__set_table(um, unwind_cache__get_map(cu->cache, pid, &maps[i]));
 		p->n++;
 	}
 	if (!p->maps) {

@@ -18,7 +18,8 @@
  */
 #define TABLE_PAGE 4096ULL
 
-static Elf *table__elf_begin(int fd, const char *name)
+/* An ELF handle on an open file, or on @image (fd < 0) of @len bytes. */
+static Elf *table__elf_begin(int fd, void *image, size_t len, const char *name)
 {
 	static bool versioned;
 	Elf *elf;
@@ -27,7 +28,7 @@ static Elf *table__elf_begin(int fd, const char *name)
 		elf_version(EV_CURRENT);
 		versioned = true;
 	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : elf_memory(image, len);
 	if (!elf) {
 		st_err("unwind: %s: %s", name, elf_errmsg(-1));
 		errno = EINVAL;
@@ -208,7 +209,19 @@ err_free:
 struct unwind_table *unwind_table__build_fd(int fd, const char *name)
 {
 	struct unwind_table *t;
-	Elf *elf = table__elf_begin(fd, name);
+	Elf *elf = table__elf_begin(fd, NULL, 0, name);
+
+	if (!elf)
+		return NULL;
+	t = table__build_elf(elf, name);
+	elf_end(elf);
+	return t;
+}
+
+struct unwind_table *unwind_table__build_image(void *image, size_t len, const char *name)
+{
+	struct unwind_table *t;
+	Elf *elf = table__elf_begin(-1, image, len, name);
 
 	if (!elf)
 		return NULL;
@@ -367,15 +380,13 @@ static int cache__add(struct unwind_cache *c, struct unwind_table *t)
 	return 0;
 }
 
-struct unwind_table *unwind_cache__get_fd(struct unwind_cache *c, int fd, const char *name)
+/* The table of @elf from the cache, else built and added; @elf is ended. */
+static struct unwind_table *cache__get_elf(struct unwind_cache *c, Elf *elf, const char *name)
 {
 	struct unwind_table *t;
 	uint8_t id[UNWIND_ID_MAX];
 	size_t len;
-	Elf *elf = table__elf_begin(fd, name);
 
-	if (!elf)
-		return NULL;
 	/* Files without a build ID are hashed whole: build, then look the hash up. */
 	len = elf_kind(elf) == ELF_K_ELF ? table__build_id(elf, id) : 0;
 	t = len ? cache__lookup(c, id, len, false) : NULL;
@@ -404,6 +415,21 @@ struct unwind_table *unwind_cache__get_fd(struct unwind_cache *c, int fd, const 
 		return NULL;
 	}
 	return t;
+}
+
+struct unwind_table *unwind_cache__get_fd(struct unwind_cache *c, int fd, const char *name)
+{
+	Elf *elf = table__elf_begin(fd, NULL, 0, name);
+
+	return elf ? cache__get_elf(c, elf, name) : NULL;
+}
+
+struct unwind_table *unwind_cache__get_image(struct unwind_cache *c, void *image, size_t len,
+					     const char *name)
+{
+	Elf *elf = table__elf_begin(-1, image, len, name);
+
+	return elf ? cache__get_elf(c, elf, name) : NULL;
 }
 
 struct unwind_table *unwind_cache__get(struct unwind_cache *c, const char *path)

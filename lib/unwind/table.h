@@ -120,6 +120,14 @@ char *unwind_table__id_hex(const struct unwind_table *t, char *buf, size_t len);
 /** unwind_source_name() - "sframe", "eh_frame", "debug_frame" or "none". */
 const char *unwind_source_name(enum unwind_source s);
 
+/**
+ * unwind_table__build_image() - the table of an ELF image in memory (the
+ * vDSO read from a process); @image is not kept.
+ *
+ * Return: the table, or NULL with errno set.
+ */
+struct unwind_table *unwind_table__build_image(void *image, size_t len, const char *name);
+
 /* --- cache: many processes map the same libc ------------------------------ */
 
 struct unwind_cache;
@@ -143,6 +151,14 @@ struct unwind_table *unwind_cache__get(struct unwind_cache *c, const char *path)
 
 /** unwind_cache__get_fd() - the same for an open fd (e.g. /proc/PID/map_files/...). */
 struct unwind_table *unwind_cache__get_fd(struct unwind_cache *c, int fd, const char *name);
+
+/**
+ * unwind_cache__get_image() - the same for an ELF image in memory (not kept).
+ *
+ * Return: the table, or NULL with errno set.
+ */
+struct unwind_table *unwind_cache__get_image(struct unwind_cache *c, void *image, size_t len,
+					     const char *name);
 
 /**
  * unwind_cache__get_mapped() - the table of the file mapped at [@start, @end)

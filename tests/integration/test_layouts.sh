@@ -3,7 +3,7 @@
 # Every way code gets mapped (tests/workloads/layouts.mk): the chain workload linked by GNU ld,
 # gold, LLD and mold, with and without frame pointers, -z separate-code and noseparate-code,
 # non-PIE, at fixed addresses; a library linked by LLD and libraries mapped at their link
-# addresses as prelink did. Each must unwind exactly, in BPF (--unwind=auto,
+# addresses as prelink did; and the vDSO. Each must unwind exactly, in BPF (--unwind=auto,
 # the default) and in user space (--unwind-check walks a copy of every stack with the same
 # tables and must agree on every event).
 source "$(dirname "$0")/lib.sh"
@@ -55,3 +55,41 @@ lib_case() {
 lib_case dlchain_lld ""
 lib_case dlchain_fixed_bfd 0x4000
 lib_case dlchain_fixed_lld 0x5000
+
+# --- the vDSO -------------------------------------------------------------------
+
+VCHAIN="main spin now_ns __clock_gettime __vdso_clock_gettime"
+# A clock the vDSO cannot read: it makes the syscall itself, pc inside the vDSO. The BPF walk,
+# the check against the copy, and the copy alone (--unwind=copy) use the vDSO's own table.
+run_traced vdso-syscall "$W/vdso_loop" -s 20 -- count -U --unwind-check -p @PID@ \
+	t:syscalls:sys_enter_clock_gettime &&
+	expect_eq vdso-syscall "$(cat "$TMP/vdso-syscall.out") | $(grep -E 'unwind check|stopped early' "$TMP/vdso-syscall.err")" \
+		"$(stack_block __vdso_clock_gettime __clock_gettime now_ns spin main $LIBC_START 20) | stacktap: unwind check: 20 events compared, 0 differ"
+run_traced vdso-copy "$W/vdso_loop" -s 20 -- count -U --unwind=copy -p @PID@ \
+	t:syscalls:sys_enter_clock_gettime &&
+	expect_eq vdso-copy "$(cat "$TMP/vdso-copy.out")" \
+		"$(stack_block __vdso_clock_gettime __clock_gettime now_ns spin main $LIBC_START 20)"
+
+# check_vdso NAME: a profile -f -U of vdso_loop, at 499 Hz so samples fall on every
+# instruction of the vDSO (its first one and its epilogue, where frame pointers lie).
+check_vdso() {
+	local name=$1 f=$TMP/$1.out total complete vdso exact
+	total=$(awk '{ s += $NF } END { print s + 0 }' "$f")
+	# Complete: the walk reached _start, whatever it interrupted.
+	complete=$(awk '/^vdso_loop;_start;__libc_start_main;__libc_start_call_main;/ { s += $NF }
+		END { print s + 0 }' "$f")
+	vdso=$(awk '/__vdso_/ { s += $NF } END { print s + 0 }' "$f")
+	exact=$(awk -v c="vdso_loop;_start;__libc_start_main;__libc_start_call_main;${VCHAIN// /;}" \
+		'$1 == c { s += $NF } END { print s + 0 }' "$f")
+	expect_eq "$name-complete" "$complete" "$total"
+	expect_eq "$name-vdso-exact" "$exact" "$vdso"
+	at_least "$name-vdso-named" $((vdso * 2)) "$total"
+	expect_eq "$name-no-stops" "$(grep -c 'stopped early' "$TMP/$name.err")" 0
+	within "$name-samples" "$total" \
+		"$(awk -v c="$(awk '$1 == "cpu_ns" { print $2 }' "$TMP/$name.w")" \
+			'BEGIN { printf "%d", c * 499 / 1e9 }')" 10
+}
+source "$(dirname "$0")/deferred_lib.sh"
+run_wl vdso-profile "$W/vdso_loop" 2 -- profile -F 499 -f -U -p @PID@ && check_vdso vdso-profile
+run_wl vdso-profile-sync "$W/vdso_loop" 2 -- profile --user-stacks=sync -F 499 -f -U -p @PID@ &&
+	check_vdso vdso-profile-sync

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The table builder: sources and their merge, known rows, segments, errors, cache. */
+/* The table builder: sources and their merge, known rows, segments, the vDSO, errors, cache. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "lib/proc/maps.h"
 #include "lib/sym/elf_file.h"
+#include "lib/unwind/map_table.h"
 #include "lib/unwind/table.h"
 #include "tests/unit/check.h"
 
@@ -163,6 +165,36 @@ static void check_map_vaddr(void)
 	CHECK_EQ_U64(v, 0);
 }
 
+/* The vDSO of this very process, read from its memory: rows from its own .eh_frame. */
+static void check_vdso(void)
+{
+	struct unwind_cache *c = unwind_cache__new();
+	struct unwind_table *t = NULL, *again = NULL;
+	struct proc_map *maps = NULL;
+	const struct unwind_row *r;
+	size_t n = 0, i;
+
+	CHECK(c && proc_maps__read(getpid(), &maps, &n) == 0);
+	for (i = 0; c && i < n; i++) {
+		if (strcmp(maps[i].path, "[vdso]"))
+			continue;
+		t = unwind_cache__get_map(c, getpid(), &maps[i]);
+		again = unwind_cache__get_map(c, getpid(), &maps[i]);
+	}
+	CHECK(t != NULL && again == t);
+	if (t) {
+		CHECK_EQ_U64(t->source, UNWIND_SRC_EH_FRAME);
+		CHECK(t->nspans > 0 && !t->id_is_hash);
+		/* Every function starts with CFA = rsp + 8 (the return address just pushed). */
+		for (i = 0; i < t->nspans; i++) {
+			r = unwind_table__find(t, t->base + t->spans[i].lo);
+			CHECK(r && r->cfa == UNWIND_CFA_RSP && r->cfa_off == 8);
+		}
+	}
+	proc_maps__free(maps, n);
+	unwind_cache__free(c);
+}
+
 static void check_errors(void)
 {
 	char tmp[] = "/tmp/stacktap-unwind-XXXXXX";
@@ -210,6 +242,7 @@ int main(void)
 	check_merged(path[3], false);
 	check_merged(path[4], true);
 	check_map_vaddr();
+	check_vdso();
 	check_errors();
 	check_cache();
 	return CHECK_DONE();

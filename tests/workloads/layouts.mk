@@ -13,6 +13,7 @@
 #   dlchain_nopie + libdlchain_LAYOUT.so   libdlchain.so linked by LLD (lld) and at fixed
 #                                addresses like prelink's (fixed_bfd 0x40000000, fixed_lld
 #                                0x50000000): a non-PIE main makes ld.so map them there
+#   vdso_loop                    clock_gettime() in a loop: samples in the vDSO (no frame pointers)
 
 LAYOUT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-optimize-sibling-calls
 LAYOUT_FP := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
@@ -46,5 +47,7 @@ $(eval $(call layout_bin,libdlchain_fixed_bfd.so,dlchain_lib.c,\
   $(LAYOUT_NOFP) -shared -fPIC -Wl$(,)-Ttext-segment=0x40000000))
 $(eval $(call layout_bin,libdlchain_fixed_lld.so,dlchain_lib.c,\
   -fuse-ld=lld $(LAYOUT_NOFP) -shared -fPIC -Wl$(,)--image-base=0x50000000))
+# -fno-plt: no PLT stub between spin and libc, so every sample is in a named function.
+$(eval $(call layout_bin,vdso_loop,vdso_loop.c,$(LAYOUT_NOFP) -fno-plt))
 
 workloads: $(LAYOUTS)
