@@ -8,11 +8,9 @@
 #   chain_bfd_nosep_nofp         -z noseparate-code (text shares its first page with the headers)
 #   chain_lld_sep_nofp, chain_mold_sep_nofp   -z separate-code
 #   chain_LD_nopie_nofp          non-PIE (ET_EXEC at the linker's default address)
-#   chain_bfd_fixed_nofp         non-PIE at 0x20000000 (-Ttext-segment)
-#   chain_lld_basepie_nofp       PIE whose vaddrs start at 0x30000000 (--image-base)
-#   dlchain_nopie + libdlchain_LAYOUT.so   libdlchain.so linked by LLD (lld) and at fixed
-#                                addresses like prelink's (fixed_bfd 0x40000000, fixed_lld
-#                                0x50000000): a non-PIE main makes ld.so map them there
+#   dlchain_nopie + libdlchain_fixed_LD.so   libdlchain.so linked at fixed addresses like
+#                                prelink's (bfd 0x40000000, lld 0x50000000): a non-PIE main
+#                                makes ld.so map them there
 #   vdso_loop                    clock_gettime() in a loop: samples in the vDSO (no frame pointers)
 
 LAYOUT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-optimize-sibling-calls
@@ -36,13 +34,9 @@ $(foreach ld,bfd gold lld mold,\
 $(eval $(call layout_bin,chain_bfd_nosep_nofp,chain.c,$(LAYOUT_NOFP) -Wl$(,)-z$(,)noseparate-code))
 $(foreach ld,lld mold,$(eval $(call layout_bin,chain_$(ld)_sep_nofp,chain.c,\
   -fuse-ld=$(ld) $(LAYOUT_NOFP) -Wl$(,)-z$(,)separate-code)))
-$(foreach ld,bfd gold lld,$(eval $(call layout_bin,chain_$(ld)_nopie_nofp,chain.c,\
+$(foreach ld,bfd lld,$(eval $(call layout_bin,chain_$(ld)_nopie_nofp,chain.c,\
   -fuse-ld=$(ld) $(LAYOUT_NOFP) -no-pie)))
-$(eval $(call layout_bin,chain_bfd_fixed_nofp,chain.c,$(LAYOUT_NOFP) -no-pie -Wl$(,)-Ttext-segment=0x20000000))
-$(eval $(call layout_bin,chain_lld_basepie_nofp,chain.c,\
-  -fuse-ld=lld $(LAYOUT_NOFP) -Wl$(,)--image-base=0x30000000))
 $(eval $(call layout_bin,dlchain_nopie,dlchain.c,$(LAYOUT_NOFP) -no-pie -ldl))
-$(eval $(call layout_bin,libdlchain_lld.so,dlchain_lib.c,-fuse-ld=lld $(LAYOUT_NOFP) -shared -fPIC))
 $(eval $(call layout_bin,libdlchain_fixed_bfd.so,dlchain_lib.c,\
   $(LAYOUT_NOFP) -shared -fPIC -Wl$(,)-Ttext-segment=0x40000000))
 $(eval $(call layout_bin,libdlchain_fixed_lld.so,dlchain_lib.c,\

@@ -9,9 +9,10 @@
  *
  * Prints "ready PID" and, with GO_FIFO, waits for a byte from it so a
  * profiler can attach first; then calls clock_gettime(CLOCK_MONOTONIC) until
- * SECONDS have passed by that clock, and prints "calls N" and "cpu_ns N" (its
- * CPU time, from getrusage so no clock_gettime call is left outside the
- * chain). With -s it makes
+ * it has used SECONDS of CPU time (so a profile gets as many samples however
+ * loaded the machine is), and prints "calls N" and "cpu_ns N". The CPU time
+ * comes from getrusage, so no clock_gettime call is left outside the chain.
+ * With -s it makes
  * N calls for CLOCK_PROCESS_CPUTIME_ID instead, which the vDSO cannot answer:
  * it makes the clock_gettime syscall itself, so each call is one
  * sys_enter_clock_gettime event with its pc inside the vDSO. Built without
@@ -35,26 +36,36 @@ NOINLINE long long now_ns(void)
 	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
-/* For @ns nanoseconds by the monotonic clock, or @n calls when @ns is 0. */
+static long long cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll;
+}
+
+/* For @ns nanoseconds of CPU time, or @n calls when @ns is 0. */
 NOINLINE long long spin(long long ns, long long n)
 {
-	long long calls = 0, end;
+	long long calls = 0;
 
 	if (!ns) {
 		for (; calls < n; calls++)
 			now_ns();
 		return calls;
 	}
-	end = now_ns() + ns;
-	while (now_ns() < end)
+	/* getrusage is a syscall: ask every 4096 calls only. */
+	while ((calls & 4095) || cpu_ns() < ns) {
+		now_ns();
 		calls++;
+	}
 	return calls;
 }
 
 int main(int argc, char **argv)
 {
 	int syscalls = argc > 1 && !strcmp(argv[1], "-s");
-	struct rusage ru;
 	long long calls;
 
 	if (argc < 2 + syscalls) {
@@ -68,9 +79,6 @@ int main(int argc, char **argv)
 	} else {
 		calls = spin((long long)(atof(argv[1]) * 1e9), 0);
 	}
-	getrusage(RUSAGE_SELF, &ru);
-	printf("calls %lld\ncpu_ns %lld\n", calls,
-	       (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
-		       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll);
+	printf("calls %lld\ncpu_ns %lld\n", calls, cpu_ns());
 	return 0;
 }
