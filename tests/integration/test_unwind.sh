@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # User stacks without frame pointers, unwound inside BPF by the tables of
-# .eh_frame / .sframe: the qsort chain through libc in three builds, a
+# .eh_frame / .sframe / .debug_frame: the qsort chain through libc in five builds
+# (the last two -fno-asynchronous-unwind-tables: .eh_frame for the startup code
+# only, the rest from .debug_frame in the file or in its debug file), a
 # 600-deep recursion, a library dlopen'ed after tracing began, processes
 # that live a millisecond, and the stop reason where no table exists.
 source "$(dirname "$0")/lib.sh"
@@ -29,7 +31,7 @@ user_chains() {
 		sed 's/^ *//'
 }
 
-for build in fp nofp sframe; do
+for build in fp nofp sframe dwarf dwarf_split; do
 	bin=$W/qsort_chain_$build
 	for mode in auto table; do
 		name=qsort-$build-$mode
@@ -51,7 +53,7 @@ else
 fi
 
 # The table walk and a user-space walk of a copy of the same stack agree on every event.
-for build in nofp sframe; do
+for build in nofp sframe dwarf_split; do
 	run_traced check-$build "$W/qsort_chain_$build" -n $RUNS -g -- count -U --unwind=table \
 		--unwind-check -p @PID@ "u:$W/qsort_chain_$build:leaf" t:syscalls:sys_enter_getppid
 	expect_eq table-vs-copy-$build "$(grep 'unwind check' "$TMP/check-$build.err")" \
