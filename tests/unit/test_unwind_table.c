@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The table builder: sources and their merge, known rows, segments, the vDSO, errors, cache. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,6 +257,39 @@ static void check_errors(void)
 	unlink(tmp);
 }
 
+/*
+ * A file whose table cannot be built (here a copy of a workload claiming to
+ * be for AArch64, as a 32-bit process's files are not x86-64 either) is
+ * remembered on its model: not built, nor logged, again for every process
+ * that maps it.
+ */
+static void check_failure_kept(void)
+{
+	char tmp[] = "/tmp/stacktap-unwind-XXXXXX", buf[4096];
+	int fd = mkstemp(tmp), in = open(path[0], O_RDONLY);
+	const uint16_t aarch64 = 183; /* EM_AARCH64 */
+	struct elf_file *ef = NULL;
+	ssize_t n;
+
+	CHECK(fd >= 0 && in >= 0);
+	while (fd >= 0 && in >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		CHECK(write(fd, buf, (size_t)n) == n);
+	CHECK(fd >= 0 && pwrite(fd, &aarch64, 2, 18) == 2); /* e_machine */
+	if (in >= 0)
+		close(in);
+	if (fd >= 0)
+		close(fd);
+	ef = elf_file__open(tmp);
+	CHECK(ef != NULL);
+	if (ef) {
+		CHECK(unwind_table__of(ef) == NULL);
+		CHECK(elf_file__part(ef, ELF_PART_UNWIND) != NULL);
+		CHECK(unwind_table__of(ef) == NULL);
+	}
+	elf_file__free(ef);
+	unlink(tmp);
+}
+
 static void check_cache(void)
 {
 	struct unwind_cache *c = unwind_cache__new();
@@ -292,6 +326,7 @@ int main(void)
 	check_map_vaddr();
 	check_vdso();
 	check_errors();
+	check_failure_kept();
 	check_cache();
 	return CHECK_DONE();
 }
