@@ -70,6 +70,44 @@ expect_eq merged-split-source \
 # readelf follows the debuglink itself: one output holds both sections.
 compare_readelf readelf-merged-split "$DW"_split
 
+# Go: its .debug_frame is left out (it omits rbp and calls the runtime's stack switchers
+# frameless; lib/unwind/sources.c), so Go code walks by its frame pointers. A cgo program
+# keeps the .eh_frame of its C code. The control, the same file without the Go notes: its
+# .debug_frame (compressed, as Go writes it) is read, so the notes alone decide.
+GO_DIR=$TMP/go
+mkdir -p "$GO_DIR/cgo.d" "$GO_DIR/pure.d"
+printf '%s\n' 'package main' '' '// static int twice(int x) { return 2 * x; }' 'import "C"' \
+	'import "os"' '' 'func main() { os.Exit(int(C.twice(C.int(len(os.Args)))) & 0) }' \
+	> "$GO_DIR/cgo.d/main.go"
+printf '%s\n' 'package main' '' 'import "os"' '' 'func main() { os.Exit(len(os.Args) & 0) }' \
+	> "$GO_DIR/pure.d/main.go"
+# go_build DIR OUT [ENV...]: a module-less build of DIR/main.go, its cache in the test's dir.
+go_build() {
+	(cd "$1" && env HOME="$GO_DIR" GOCACHE="$GO_DIR/cache" "${@:3}" go build -o "$2" main.go)
+}
+if go_build "$GO_DIR/cgo.d" "$GO_DIR/cgo" && go_build "$GO_DIR/pure.d" "$GO_DIR/pure" CGO_ENABLED=0 &&
+	objcopy --remove-section .note.go.buildid --remove-section .go.buildinfo \
+		"$GO_DIR/cgo" "$GO_DIR/cgo_nogo"; then
+	expect_eq go-cgo-source "$("$ST" unwind-table --summary "$GO_DIR/cgo" |
+		sed -n 's/^source: //p; s/^fdes-by-source: .* debug_frame=/debug_frame=/p')" \
+		"eh_frame (Go: .debug_frame not used, frame pointers instead)
+debug_frame=0"
+	mm=$(nm "$GO_DIR/cgo" | awk '$3 == "main.main" { print $1 }' | sed 's/^0*//')
+	expect_eq go-cgo-go-code "$("$ST" unwind-table --addr "0x$mm" "$GO_DIR/cgo" 2>&1)" \
+		"stacktap: unwind-table: $GO_DIR/cgo: no row covers 0x$mm"
+	expect_eq go-control-source \
+		"$("$ST" unwind-table --summary "$GO_DIR/cgo_nogo" | sed -n 's/^source: //p')" \
+		"eh_frame + debug_frame"
+	expect_eq go-control-go-code \
+		"$("$ST" unwind-table --addr "0x$mm" "$GO_DIR/cgo_nogo" | awk '{ print $NF }')" \
+		debug_frame
+	expect_eq go-pure "$("$ST" unwind-table "$GO_DIR/pure" 2>&1; echo "rc=$?")" \
+		"stacktap: unwind-table: $GO_DIR/pure: no unwind table: Go code, whose .debug_frame is not used (frame pointers are)
+rc=1"
+else
+	fail go-fixture "could not build the Go fixtures (golang-go, gcc, objcopy)"
+fi
+
 # --- the tool ---------------------------------------------------------------
 
 # sym_addr FILE NAME: link-time address of a symbol, in hex without 0x.

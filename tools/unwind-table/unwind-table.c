@@ -181,7 +181,12 @@ int unwind_table_main(int argc, char **argv)
 	t = unwind_table__build(env.file);
 	if (!t)
 		return 1;
-	if (t->source == UNWIND_SRC_NONE) {
+	if (t->source == UNWIND_SRC_NONE && t->go) {
+		/* Its .debug_frame is there but left out on purpose (lib/unwind/sources.c). */
+		st_err("unwind-table: %s: no unwind table: Go code, whose .debug_frame is not used "
+		       "(frame pointers are)", env.file);
+		ret = 1;
+	} else if (t->source == UNWIND_SRC_NONE) {
 		st_err("unwind-table: %s: no unwind information (.sframe, .eh_frame, .debug_frame)",
 		       env.file);
 		ret = 1;
