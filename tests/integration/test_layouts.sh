@@ -22,6 +22,27 @@ chain_case() {
 		"stacktap: unwind check: $((2 * RUNS)) events compared, 0 differ"
 }
 
+# text_layout FILE: where the executable PT_LOAD starts in the file: "first-page" (offset 0,
+# with the headers), "aligned" (its own page) or "unaligned" (mid-page: the mapping starts on
+# a page the previous segment shares, so its pgoff is not the segment's offset).
+text_layout() {
+	local o
+	o=$(readelf -lW "$1" | awk '$1 == "LOAD" && / R E / { print $2; exit }')
+	[ -n "$o" ] || { echo none; return; }
+	if ((o == 0)); then echo first-page; elif ((o % 4096)); then echo unaligned; else echo aligned; fi
+}
+# The matrix tests the layouts it names only while each linker still lays out so.
+got=
+for f in chain_bfd_nofp chain_gold_nofp chain_lld_nofp chain_mold_nofp chain_bfd_nosep_nofp \
+	chain_lld_sep_nofp chain_mold_sep_nofp chain_bfd_nopie_nofp chain_lld_nopie_nofp \
+	libdlchain_fixed_bfd.so libdlchain_fixed_lld.so; do
+	got+="$f $(text_layout "$W/$f") "
+done
+expect_eq layouts-as-named "$got" "chain_bfd_nofp aligned chain_gold_nofp first-page \
+chain_lld_nofp unaligned chain_mold_nofp unaligned chain_bfd_nosep_nofp first-page \
+chain_lld_sep_nofp aligned chain_mold_sep_nofp aligned chain_bfd_nopie_nofp aligned \
+chain_lld_nopie_nofp unaligned libdlchain_fixed_bfd.so aligned libdlchain_fixed_lld.so unaligned "
+
 for ld in bfd gold lld mold; do
 	for fp in fp nofp; do
 		chain_case "chain_${ld}_$fp"
