@@ -46,8 +46,16 @@ for build in fp nofp sframe dwarf dwarf_split; do
 		name=qsort-$build-$mode
 		trace_during "$name" $RUNS "$bin" -- snoop --json -U --unwind=$mode \
 			"u:$bin:leaf" t:syscalls:sys_enter_getppid
-		# Every run: one uprobe event and one syscall event, both with the whole chain.
-		expect_eq "$name" "$(user_chains "$TMP/$name.out" qsort_chain)" "$((2 * RUNS)) $QCHAIN"
+		# Every run: one uprobe event and one syscall event, both with the whole chain. The
+		# tracepoint is system-wide: a failure shows the tracer's loss lines, which name events
+		# lost to another process's flood of getppid calls (a benchmark's getppid_loop).
+		got=$(user_chains "$TMP/$name.out" qsort_chain)
+		if [ "$got" = "$((2 * RUNS)) $QCHAIN" ]; then
+			pass "$name"
+		else
+			fail "$name" "got:  $got" "want: $((2 * RUNS)) $QCHAIN" \
+				"tracer: $(grep -v '^Tracing' "$TMP/$name.err" | head -5)"
+		fi
 	done
 done
 
