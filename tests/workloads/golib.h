@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* Wait for a byte on @fifo; NULL @fifo means go now. */
-static inline void workload_wait_go(const char *fifo)
+/* Blocks until a byte arrives on @fifo; NULL @fifo means go now. */
+static inline void workload_wait(const char *fifo)
 {
 	char byte;
 	int fd;
@@ -29,7 +29,7 @@ static inline void workload_ready_go(const char *fifo)
 {
 	printf("ready %d\n", getpid());
 	fflush(stdout);
-	workload_wait_go(fifo);
+	workload_wait(fifo);
 }
 
 /* One getppid() with an inline syscall instruction: the caller is the innermost user frame. */

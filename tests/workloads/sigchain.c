@@ -98,7 +98,7 @@ NOINLINE void *thread_main(void *arg)
 		perror("sigaltstack");
 	printf("ready %d %ld\n", getpid(), (long)syscall(SYS_gettid));
 	fflush(stdout);
-	workload_wait_go(go_fifo);
+	workload_wait(go_fifo);
 	sigemptyset(&set);
 	sigaddset(&set, SIGALRM);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 	on_signal(0);
 	printf("ready %d %d\n", getpid(), getpid());
 	fflush(stdout);
-	workload_wait_go(go_fifo);
+	workload_wait(go_fifo);
 	s1();
 	printf("handled %d\n", handled);
 	return 0;
