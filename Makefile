@@ -122,6 +122,18 @@ $(O)/bpf/%.bpf.o: tools/$$*/$$*.bpf.c $(O)/vmlinux.h $(wildcard bpf/*.h) $(wildc
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $(filter %.bpf.c,$^) -o $@
 
+# The BPF header library is a DAG whose every header compiles alone (bpf/state.bpf.h lists it):
+# each one is compiled by itself, as the only include of an object of its own.
+BPF_HDRS := $(wildcard bpf/*.bpf.h)
+BPF_HDR_CHECKS := $(patsubst bpf/%.bpf.h,$(O)/hdrcheck/%.o,$(BPF_HDRS))
+
+$(O)/hdrcheck/%.o: bpf/%.bpf.h $(O)/vmlinux.h $(wildcard bpf/*.h)
+	$(call msg,HDRCHECK,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -x c -c $< -o $@
+
+bpf-headers: $(BPF_HDR_CHECKS)
+
 $(O)/skel/%.skel.h: $(O)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)mkdir -p $(@D)
@@ -180,7 +192,7 @@ $(O)/fuzz/%: fuzz/%.c $(O)/fuzz/libstacktap-san.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(O)/fuzz/libstacktap-san.a $(LDLIBS) -o $@
 
-tests: $(O)/stacktap $(UNITS) $(HELPERS) workloads $(FUZZERS)
+tests: $(O)/stacktap $(UNITS) $(HELPERS) workloads $(FUZZERS) bpf-headers
 
 check: need-deps
 	$(Q)$(MAKE) --no-print-directory tests
@@ -196,4 +208,4 @@ bench: $(O)/stacktap workloads
 clean:
 	rm -rf $(O)
 
-.PHONY: all deps bench-deps need-deps tests check demo bench clean workloads FORCE
+.PHONY: all deps bench-deps need-deps tests check demo bench clean workloads bpf-headers FORCE

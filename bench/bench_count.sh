@@ -23,6 +23,7 @@
 # stacktap itself fails.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+source bench/lib.sh
 O=${O:-build}
 ST=${ST:-$PWD/$O/stacktap}
 N=${BENCH_N:-2000000}
@@ -41,13 +42,6 @@ TMP=$(mktemp -d /tmp/stacktap-bench.XXXXXX)
 STATS_WAS=
 declare -A NS CPU OFF CSW IPI REASON LOST BPFNS TCPU
 
-# Only jobs not reaped yet: a pid we already waited for may belong to someone else now.
-bench_cleanup() {
-	local p
-	for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
-	[ -n "$STATS_WAS" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
-	rm -rf "$TMP"
-}
 trap bench_cleanup EXIT
 
 note() { echo "bench_count: $*" >&2; }
@@ -149,28 +143,11 @@ tracer_cmd() {
 	esac
 }
 
-# The BPF programs the tracer PID has attached to the tracepoint.
-tracer_progs() {
-	bpftool -j perf list 2>/dev/null |
-		jq -r --argjson p "$1" --arg tp "$TP_NAME" \
-			'.[] | select(.pid == $p and .tracepoint == $tp) | .prog_id'
-}
-
 # Programs on the tracepoint that are not ours: others' tracers make every call dearer.
 foreign_progs() {
 	bpftool -j perf list 2>/dev/null |
 		jq --argjson p "${1:-0}" --arg tp "$TP_NAME" \
 			'[.[] | select(.pid != $p and .tracepoint == $tp)] | length'
-}
-
-# "run_time_ns run_cnt" summed over the program ids given.
-prog_stats() {
-	local id t=0 c=0 r
-	for id in "$@"; do
-		r=$(bpftool -j prog show id "$id" 2>/dev/null | jq -r '"\(.run_time_ns // 0) \(.run_cnt // 0)"')
-		t=$((t + ${r% *})) c=$((c + ${r#* }))
-	done
-	echo "$t $c"
 }
 
 # utime+stime of PID in clock ticks.

@@ -1,23 +1,42 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Per-event cost of a user stack 10, 30 and 100 frames deep, by unwind mode
-# (fp, table, copy; sync capture), against bpftrace's ustack on the same
-# syscall tracepoint in the same run; and the memory the BPF unwind maps use
-# for a python3 process and for a system-wide run.
+# (fp, table, copy, auto; sync capture), against bpftrace's ustack on the
+# same syscall tracepoint in the same run; and the memory the BPF unwind maps
+# use for a python3 process and for a system-wide run.
 #
-#   O=build ST=build/stacktap bash bench/bench_unwind.sh
+#   O=build ST=build/stacktap [ST_BEFORE=old/stacktap] bash bench/bench_unwind.sh
+#
+# ST_BEFORE, when given, is measured in the same runs (another build, e.g.
+# of the previous commit): its rows read "before". "auto 512" is auto with
+# the default depth limit (512), the other stacktap rows pass
+# --max-user-depth 127, as bpftrace's ustack(127): a deeper limit must not
+# cost a shallow stack anything.
 #
 # The workload is bench/getppid_loop.c with -d DEPTH (frame pointers, so the
-# fp walk sees the whole stack too and the modes do the same work). Each cell
-# is the loop's ns/call with the tracer minus without, median of 3 runs.
+# fp walk sees the whole stack too and the modes do the same work), calling
+# getpgrp(): other benchmarks' getppid() loops would run our programs too. Two
+# figures per cell, each the median of RUNS runs, the runs interleaved round
+# by round so drifting machine load hits every tool alike:
+#   wall  the loop's ns/call with the tracer minus without;
+#   bpf   ns per run of the tracer's own BPF programs on the tracepoint
+#         (kernel.bpf_stats_enabled is on during the runs): the in-kernel cost,
+#         which other processes' load disturbs much less.
 set -u
+cd "$(dirname "$0")/.." || exit 1
+source bench/lib.sh
 O=${O:-build}
-ST=${ST:-$O/stacktap}
+ST=${ST:-$PWD/$O/stacktap}
+ST_BEFORE=${ST_BEFORE:-}
 N=${N:-200000}
 RUNS=${RUNS:-3}
+TP_NAME=sys_enter_getpgrp
 LOOP=$O/bench/getppid_loop
 TMP=$(mktemp -d /tmp/stacktap-bench-unwind.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+STATS_WAS=
+declare -A WALL BPF
+
+trap bench_cleanup EXIT
 
 note() { echo "bench_unwind: $*" >&2; }
 
@@ -27,53 +46,120 @@ build_loop() {
 	gcc -O1 -g -fno-omit-frame-pointer bench/getppid_loop.c -o "$LOOP"
 }
 
-# one_run DEPTH TOOL: prints the loop's ns/call with TOOL attached ("none": no tracer).
+# ns per run of the programs given (0 when stats are off). The programs run for
+# every getpgrp() of the machine and leave at once for other processes: when
+# other processes called it too, the mean is diluted, so say by how much.
+prog_ns() {
+	local t c
+	read -r t c <<< "$(prog_stats "$@")"
+	[ "$c" -gt $((N + N / 20 + 1000)) ] && note "$c runs for $N calls: other processes' getpgrp() dilute the bpf figure"
+	[ "$c" -gt 0 ] && echo $((t / c)) || echo 0
+}
+
+# tool_cmd TOOL PID: sets CMD. TOOL is "none", "bpftrace" or "BIN:MODE[:DEPTH]".
+tool_cmd() {
+	local bin mode limit
+	case $1 in
+	bpftrace)
+		CMD=(bpftrace -e "tracepoint:syscalls:$TP_NAME /pid == $2/ { @[ustack(127)] = count(); }")
+		return ;;
+	esac
+	IFS=: read -r bin mode limit <<< "$1"
+	CMD=("$bin" count -U --user-stacks=sync --unwind="$mode" -p "$2" "t:syscalls:$TP_NAME")
+	[ -n "$limit" ] && CMD+=(--max-user-depth "$limit")
+}
+
+# one_run DEPTH TOOL: prints "WALL_NS_PER_CALL BPF_NS_PER_RUN".
 one_run() {
-	local depth=$1 tool=$2 wpid spid
+	local depth=$1 tool=$2 wpid spid= ids= i pat file
 	rm -f "$TMP/go"; mkfifo "$TMP/go"
-	"$LOOP" -d "$depth" "$N" "$TMP/go" > "$TMP/w" &
+	"$LOOP" -d "$depth" -s getpgrp "$N" "$TMP/go" > "$TMP/w" &
 	wpid=$!
 	until grep -q '^ready' "$TMP/w" 2>/dev/null; do sleep 0.02; done
-	case $tool in
-	none) spid= ;;
-	bpftrace)
-		bpftrace -e "tracepoint:syscalls:sys_enter_getppid /pid == $wpid/ { @[ustack(127)] = count(); }" \
-			> "$TMP/t.out" 2> "$TMP/t.err" &
+	if [ "$tool" != none ]; then
+		tool_cmd "$tool" "$wpid"
+		"${CMD[@]}" > "$TMP/t.out" 2> "$TMP/t.err" &
 		spid=$!
-		until grep -q '^Attaching' "$TMP/t.out" 2>/dev/null; do sleep 0.05; done
-		sleep 1 ;;
-	*)
-		"$ST" count -U --user-stacks=sync --unwind="$tool" --max-user-depth 127 \
-			-p "$wpid" t:syscalls:sys_enter_getppid > "$TMP/t.out" 2> "$TMP/t.err" &
-		spid=$!
-		until grep -q '^Tracing' "$TMP/t.err" 2>/dev/null; do sleep 0.05; done ;;
-	esac
+		if [ "$tool" = bpftrace ]; then pat='^Attaching' file=$TMP/t.out; else pat='^Tracing' file=$TMP/t.err; fi
+		until grep -q "$pat" "$file" 2>/dev/null; do sleep 0.05; done
+		for ((i = 0; i < 200; i++)); do
+			ids=$(tracer_progs "$spid")
+			[ -n "$ids" ] && break
+			sleep 0.05
+		done
+	fi
 	echo go > "$TMP/go"
 	wait "$wpid"
-	if [ -n "$spid" ]; then kill -INT "$spid" 2>/dev/null; wait "$spid"; fi
-	awk '/^ns\/call/ {print $2}' "$TMP/w"
+	if [ -n "$spid" ]; then
+		echo "$(awk '/^ns\/call/ {print $2}' "$TMP/w") $(prog_ns $ids)"
+		kill -INT "$spid" 2>/dev/null; wait "$spid"
+	else
+		echo "$(awk '/^ns\/call/ {print $2}' "$TMP/w") 0"
+	fi
 }
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
+# The configurations measured, with their row labels.
+TOOLS=() LABELS=()
+add_tool() { TOOLS+=("$1"); LABELS+=("$2"); }
+set_tools() {
+	local m
+	for m in fp table copy auto; do
+		add_tool "$ST:$m:127" "$m"
+		[ -n "$ST_BEFORE" ] && add_tool "$ST_BEFORE:$m:127" "$m before"
+	done
+	add_tool "$ST:auto" "auto 512"
+	command -v bpftrace > /dev/null && add_tool bpftrace "bpftrace ustack"
+}
+
 cost_table() {
-	local depth tool r base runs m
-	printf '%-8s %10s %10s %10s %10s %10s\n' "frames" fp table copy auto bpftrace
+	local depth r t base k w b runs
+	printf '%-16s' "mode"
+	for depth in 6 26 96; do printf ' %9s %9s' "wall@$((depth + 4))" "bpf@$((depth + 4))"; done
+	printf '\n'
 	for depth in 6 26 96; do
-		runs=""; for ((r = 0; r < RUNS; r++)); do runs+="$(one_run $depth none) "; done
-		base=$(echo "$runs" | median)
-		printf '%-8s' "$((depth + 4))"
-		for tool in fp table copy auto bpftrace; do
-			if [ "$tool" = bpftrace ] && ! command -v bpftrace > /dev/null; then
-				printf ' %10s' "n/a"; continue
-			fi
-			runs=""; for ((r = 0; r < RUNS; r++)); do runs+="$(one_run $depth $tool) "; done
-			m=$(echo "$runs" | median)
-			printf ' %10.0f' "$(echo "$m - $base" | bc -l)"
+		declare -A raw_w=() raw_b=()
+		for ((r = 0; r < RUNS; r++)); do
+			raw_w[none]+="$(one_run "$depth" none | cut -d' ' -f1) "
+			for t in "${TOOLS[@]}"; do
+				read -r w b <<< "$(one_run "$depth" "$t")"
+				raw_w[$t]+="$w " raw_b[$t]+="$b "
+			done
+		done
+		base=$(echo "${raw_w[none]}" | median)
+		for t in "${TOOLS[@]}"; do
+			WALL[$t,$depth]=$(echo "$(echo "${raw_w[$t]}" | median) - $base" | bc -l)
+			BPF[$t,$depth]=$(echo "${raw_b[$t]}" | median)
+		done
+		unset raw_w raw_b
+	done
+	for k in "${!TOOLS[@]}"; do
+		t=${TOOLS[$k]}
+		printf '%-16s' "${LABELS[$k]}"
+		for depth in 6 26 96; do printf ' %9.0f %9.0f' "${WALL[$t,$depth]}" "${BPF[$t,$depth]}"; done
+		printf '\n'
+	done
+	echo "(ns per event; wall: the loop's added ns/call, bpf: ns per run of the tracer's BPF programs)"
+}
+
+# Each stacktap row against bpftrace, by the BPF figure (the one load does not blur).
+ratio_table() {
+	local k t depth bt
+	command -v bpftrace > /dev/null || return 0
+	printf '%-16s' "bpf / bpftrace"
+	for depth in 6 26 96; do printf ' %9s' "@$((depth + 4))"; done
+	printf '\n'
+	for k in "${!TOOLS[@]}"; do
+		t=${TOOLS[$k]}
+		[ "$t" = bpftrace ] && continue
+		printf '%-16s' "${LABELS[$k]}"
+		for depth in 6 26 96; do
+			bt=${BPF[bpftrace,$depth]}
+			printf ' %9s' "$( [ "${bt:-0}" -gt 0 ] && echo "scale=2; ${BPF[$t,$depth]} / $bt" | bc -l || echo n/a)"
 		done
 		printf '\n'
 	done
-	echo "(added ns per event; loop baseline $base ns/call at the last depth)"
 }
 
 # memory_line ARGS...: the --debug line with the unwind maps' figures.
@@ -92,7 +178,14 @@ memory_table() {
 }
 
 [ -x "$ST" ] || { note "$ST: not built"; exit 1; }
+[ -z "$ST_BEFORE" ] || [ -x "$ST_BEFORE" ] || { note "$ST_BEFORE: not built"; exit 1; }
+command -v bpftool > /dev/null && command -v jq > /dev/null || { note "bpftool and jq are needed"; exit 1; }
 build_loop || { note "cannot build $LOOP"; exit 1; }
-echo "$(date -u '+%F %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, $N events per run, median of $RUNS"
+STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
+sysctl -qw kernel.bpf_stats_enabled=1 || STATS_WAS=
+set_tools
+echo "$(date -u '+%F %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+	"$N events per run, median of $RUNS"
 cost_table
+ratio_table
 memory_table

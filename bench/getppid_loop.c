@@ -3,10 +3,12 @@
  * The per-event cost workload of bench/bench_count.sh: a tight loop of raw
  * getppid() syscalls that times itself.
  *
- *   getppid_loop [-d DEPTH] N [GO_FIFO]
+ *   getppid_loop [-d DEPTH] [-s getpgrp] N [GO_FIFO]
  *
  * With -d the loop runs DEPTH recursive calls deep, so every event carries a
- * user stack of DEPTH + 4 frames (bench/bench_unwind.sh).
+ * user stack of DEPTH + 4 frames (bench/bench_unwind.sh). With -s getpgrp
+ * it calls getpgrp() instead: a tracepoint other benchmarks running at the
+ * same time do not fire, so its BPF programs run for this loop only.
  * Prints "ready PID" and flushes, then (with GO_FIFO) blocks until a byte can
  * be read from it, so a tracer can attach first; then issues N getppid()
  * syscalls and prints "ns/call X" (CLOCK_MONOTONIC around the loop only),
@@ -31,11 +33,12 @@
 #define NOINLINE __attribute__((noinline, noipa))
 
 static volatile long sink;
+static long loop_nr = SYS_getppid;
 
 NOINLINE void loop_once(void)
 {
 	/* The volatile local gives loop_once a frame, so the fp walk keeps run. */
-	volatile long nr = SYS_getppid;
+	volatile long nr = loop_nr;
 	long r;
 
 	__asm__ volatile("syscall" : "=a"(r) : "0"(nr) : "rcx", "r11", "memory");
@@ -80,13 +83,18 @@ int main(int argc, char **argv)
 	int depth = 0;
 	long n;
 
-	if (argc > 2 && !strcmp(argv[1], "-d")) {
-		depth = atoi(argv[2]);
+	while (argc > 2 && (!strcmp(argv[1], "-d") || !strcmp(argv[1], "-s"))) {
+		if (!strcmp(argv[1], "-d"))
+			depth = atoi(argv[2]);
+		else if (!strcmp(argv[2], "getpgrp"))
+			loop_nr = SYS_getpgrp;
+		else
+			argc = 0;
 		argc -= 2;
 		argv += 2;
 	}
 	if (argc < 2 || (n = atol(argv[1])) <= 0) {
-		fprintf(stderr, "usage: getppid_loop [-d DEPTH] N [GO_FIFO]\n");
+		fprintf(stderr, "usage: getppid_loop [-d DEPTH] [-s getpgrp] N [GO_FIFO]\n");
 		return 2;
 	}
 	workload_ready_go(argc > 2 ? argv[2] : NULL);

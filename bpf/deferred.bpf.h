@@ -42,12 +42,12 @@
  * element also holds the task's start time: a tid reused by a new task
  * never inherits a dead task's cookie.
  *
- * Synchronous on purpose (ST_STAT_USYNC), through st_capture_user():
+ * Synchronous on purpose (ST_STAT_USYNC), decided in bpf/capture.bpf.h:
  *   - a uprobe: the event is a trap from user space whose own single-step
  *     or emulation moves the user registers before the return, and at a
- *     function's first instruction only the kernel's walk knows to take the
- *     caller from [sp]. Such a program's ctx is the task's user register
- *     set itself, which is how it is told apart;
+ *     function's first instruction the caller is at [sp] only now. Such a
+ *     program's ctx is the task's user register set itself, which is how
+ *     it is told apart;
  *   - an exiting task: it may never return to user space;
  *   - a process the table walker does not know yet: at the event its walk
  *     can fall back to a stack copy unwound in user space (the first
@@ -62,17 +62,18 @@
  * header-only st_ustack flagged ST_EV_UFAIL, so its events are answered
  * ("[user stack lost: ...]") instead of waiting (ST_DROP_USTACK_RINGBUF).
  *
- * The walk is one call, st_defer_walk(): the table walker of
- * bpf/unwind.bpf.h with faults allowed, or in fp mode a frame-pointer walk
- * with the kernel's checks (8-aligned, each frame above the last).
+ * The walk is one call, st_defer_walk(): the walker of bpf/ustack.bpf.h,
+ * the same as at the event, with faults allowed.
  *
- * Included by bpf/capture.bpf.h after the pieces it uses (st_cfg, st_events,
- * st_scratch, st_capture_user()).
+ * Whether an event defers at all is bpf/capture.bpf.h's decision; this file
+ * gives it st_defer_request() and st_defer_unknown_process().
  */
 #ifndef ST_DEFERRED_BPF_H
 #define ST_DEFERRED_BPF_H
 
-#include "bpf/record.h"
+#include "bpf/state.bpf.h"
+#include "bpf/ustack.bpf.h"
+#include "bpf/ucopy.bpf.h"
 
 /*
  * Tasks that may have a walk requested at once: every task between its
@@ -107,7 +108,6 @@ struct st_defer_req {
 	__u64 cookie;
 	__u64 start_time;         /* task->start_time of the requester */
 	struct bpf_task_work tw;  /* the task's one request */
-	struct st_uwalk_state walk; /* the table walk's state: the walk may sleep */
 };
 
 struct {
@@ -125,79 +125,23 @@ struct {
 } st_defer_seq SEC(".maps");
 
 /*
- * The record the callback fills in place: header, then room for the walk.
- * The fp walk masks its index with ST_DEFER_FP_SLOTS - 1 and so needs only
- * that many slots; the table walker masks with ST_MAX_USTACK - 1.
+ * The record the callback fills in place: header, then room for the walk,
+ * then the walk's state. The walk may sleep on a fault, so its state cannot
+ * be the CPU's; here it costs 200 bytes of ring buffer a walk instead of as
+ * many in each of ST_DEFER_MAX_TASKS requests. User space reads the header
+ * and udepth frames, and skips the rest.
  */
-#define ST_DEFER_FP_SLOTS 128 /* > ST_MAX_USTACK_FP: room for the truncation probe */
-
-struct st_ustack_fp_rec {
-	struct st_ustack h;
-	__u64 ips[ST_DEFER_FP_SLOTS];
-};
-
-struct st_ustack_table_rec {
+struct st_ustack_rec {
 	struct st_ustack h;
 	__u64 ips[ST_MAX_USTACK];
+	struct st_uwalk_state walk;
 };
 
-/* The fp walk's state; the frame count lives in the record, opaque to the verifier. */
-struct st_dfp {
-	struct st_ustack_fp_rec *r;
-	__u64 fp;
-	__u32 max;
-};
-
-static int st_dfp_step(__u32 i, void *arg)
+static __always_inline void st_defer_count(struct st_ustack *h)
 {
-	struct st_dfp *w = arg;
-	struct st_ustack_fp_rec *r = w->r;
-	__u32 n = r->h.udepth;
-	__u64 frame[2]; /* [0] the caller's frame pointer, [1] the return address */
-
-	if (n >= w->max) {
-		r->h.stop = ST_USTOP_DEPTH;
-		return 1;
-	}
-	if (!w->fp) {
-		r->h.stop = ST_USTOP_FP_END;
-		return 1;
-	}
-	if (w->fp & 7) {
-		r->h.stop = ST_USTOP_BAD_CFA;
-		return 1;
-	}
-	if (bpf_copy_from_user(frame, sizeof(frame), (const void *)w->fp)) {
-		r->h.stop = ST_USTOP_READ_FAILED;
-		return 1;
-	}
-	r->ips[n & (ST_DEFER_FP_SLOTS - 1)] = frame[1];
-	r->h.udepth = n + 1;
-	/* The stack grows down: a caller's frame lies above, or the chain is over. */
-	if (frame[0] <= w->fp) {
-		r->h.stop = ST_USTOP_FP_END;
-		return 1;
-	}
-	w->fp = frame[0];
-	return 0;
-}
-
-/* Frames wanted plus the truncation probe, as st_capture_user() asks for. */
-static __always_inline __u32 st_defer_limit(__u32 slots)
-{
-	__u32 want = st_cfg.udepth_max + 1;
-
-	return want > slots ? slots : want;
-}
-
-static __always_inline void st_defer_trunc(struct st_ustack *h)
-{
-	if (h->udepth > st_cfg.udepth_max || h->stop == ST_USTOP_DEPTH) {
+	if (h->stop == ST_USTOP_DEPTH) {
 		h->flags |= ST_EV_UTRUNC;
 		st_stat_inc(ST_STAT_UTRUNC);
-		if (h->udepth > st_cfg.udepth_max)
-			h->udepth = st_cfg.udepth_max;
-		h->stop = ST_USTOP_DEPTH;
 	}
 	if (!h->udepth) {
 		h->flags |= ST_EV_UFAIL;
@@ -205,30 +149,21 @@ static __always_inline void st_defer_trunc(struct st_ustack *h)
 	}
 }
 
-static __always_inline void st_defer_walk_fp(struct pt_regs *regs, struct st_ustack_fp_rec *r)
-{
-	struct st_dfp w = { .r = r, .max = st_defer_limit(ST_DEFER_FP_SLOTS) };
-
-	r->ips[0] = BPF_CORE_READ(regs, ip);
-	r->h.udepth = 1;
-	w.fp = BPF_CORE_READ(regs, bp);
-	bpf_loop(ST_DEFER_FP_SLOTS, st_dfp_step, &w, 0);
-	st_defer_trunc(&r->h);
-}
-
 /* Return: true when the walk met code user space had not loaded yet. */
-static __always_inline bool st_defer_walk_table(struct pt_regs *regs,
-						struct st_ustack_table_rec *r,
-						struct st_uwalk_state *walk)
+static __always_inline bool st_defer_walk_user(struct pt_regs *regs, struct st_ustack_rec *r,
+					       struct st_uwalk_state *walk)
 {
-	__u32 stop = ST_USTOP_NONE;
-	bool unknown = false;
+	struct st_uwalk_state *st;
 
-	r->h.udepth = st_walk_user(regs, r->h.pid, r->ips, st_defer_limit(ST_MAX_USTACK),
-				   st_cfg.unwind, walk, true, &stop, &unknown);
-	r->h.stop = stop;
-	st_defer_trunc(&r->h);
-	return unknown;
+	st = st_walk_user(regs, r->h.pid, r->ips, st_cfg.udepth_max, st_cfg.unwind, walk, true);
+	if (!st)
+		return false;
+	r->h.udepth = st->n;
+	r->h.stop = st->stop;
+	if (st->nleft)
+		r->h.flags |= ST_EV_USWITCHED;
+	st_defer_count(&r->h);
+	return st->unknown;
 }
 
 /*
@@ -255,7 +190,7 @@ static int st_dcopy_page(__u32 i, void *arg)
 
 /* Return: true when the copy record was sent (the caller discards @r). */
 static __always_inline bool st_defer_send_copy(struct pt_regs *regs,
-					       struct st_ustack_table_rec *r)
+					       struct st_ustack_rec *r)
 {
 	struct st_ustack_copy_rec *c;
 
@@ -264,16 +199,12 @@ static __always_inline bool st_defer_send_copy(struct pt_regs *regs,
 	c = bpf_ringbuf_reserve(&st_events, sizeof(*c), 0);
 	if (!c)
 		return false;
-	if (bpf_probe_read_kernel(c, sizeof(*r), r)) {
+	if (bpf_probe_read_kernel(c, offsetof(struct st_ustack_rec, walk), r)) {
 		bpf_ringbuf_discard(c, 0);
 		return false;
 	}
 	c->h.flags |= ST_EV_UCOPY | ST_EV_UNLOADED;
-	c->c.ip = BPF_CORE_READ(regs, ip);
-	c->c.sp = BPF_CORE_READ(regs, sp);
-	c->c.bp = BPF_CORE_READ(regs, bp);
-	c->c.want = st_cfg.copy_fallback;
-	c->c.len = 0;
+	st_copy_start(&c->c, regs, st_cfg.copy_fallback);
 	bpf_loop(ST_COPY_MAX / 4096 + 1, st_dcopy_page, &c, 0);
 	bpf_ringbuf_submit(c, st_rb_flags());
 	return true;
@@ -311,28 +242,17 @@ static __always_inline void st_defer_send_lost(__u64 cookie)
  */
 static __always_inline void st_defer_walk(struct st_defer_req *req)
 {
-	__u64 cookie = req->cookie;
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct st_ustack_rec *r = bpf_ringbuf_reserve(&st_events, sizeof(*r), 0);
+	__u64 cookie = req->cookie;
 
-	if (st_cfg.unwind == ST_UNWIND_FP) {
-		struct st_ustack_fp_rec *r = bpf_ringbuf_reserve(&st_events, sizeof(*r), 0);
-
-		if (!r)
-			return st_defer_send_lost(cookie);
-		st_defer_header(&r->h, cookie);
-		st_defer_walk_fp(regs, r);
+	if (!r)
+		return st_defer_send_lost(cookie);
+	st_defer_header(&r->h, cookie);
+	if (st_defer_walk_user(regs, r, &r->walk) && st_defer_send_copy(regs, r))
+		bpf_ringbuf_discard(r, 0);
+	else
 		bpf_ringbuf_submit(r, st_rb_flags());
-	} else {
-		struct st_ustack_table_rec *r = bpf_ringbuf_reserve(&st_events, sizeof(*r), 0);
-
-		if (!r)
-			return st_defer_send_lost(cookie);
-		st_defer_header(&r->h, cookie);
-		if (st_defer_walk_table(regs, r, &req->walk) && st_defer_send_copy(regs, r))
-			bpf_ringbuf_discard(r, 0);
-		else
-			bpf_ringbuf_submit(r, st_rb_flags());
-	}
 }
 
 /* The task_work callback: sleepable, in the task, on its way to user space. */
@@ -411,40 +331,7 @@ static __always_inline __u64 st_defer_request(struct task_struct *task, __u32 ti
  */
 static __always_inline bool st_defer_unknown_process(__u32 pid)
 {
-	return st_cfg.unwind != ST_UNWIND_FP && st_cfg.copy_fallback &&
-	       !bpf_map_lookup_elem(&st_uprocs, &pid);
-}
-
-/*
- * st_defer_user() - deferred mode's st_capture_user(): no user frames now,
- * a cookie in the record, the walk on return to user space.
- *
- * Return: user frames placed in the record now (0 unless captured synchronously).
- */
-static __always_inline __u32 st_defer_user(void *ctx, struct st_scratch *s, __u32 kd)
-{
-	struct task_struct *task;
-	__u64 cookie;
-
-	s->ev.cookie = 0;
-	if (!st_cfg.ustack)
-		return 0;
-	task = bpf_get_current_task_btf();
-	if (task->flags & ST_PF_KTHREAD) {
-		s->ev.flags |= ST_EV_KTHREAD;
-		return 0;
-	}
-	if ((task->flags & ST_PF_EXITING) || ctx == (void *)bpf_task_pt_regs(task) ||
-	    st_defer_unknown_process(s->ev.pid)) {
-		st_stat_inc(ST_STAT_USYNC);
-		return st_capture_user(ctx, s, kd);
-	}
-	cookie = st_defer_request(task, s->ev.tid);
-	if (!cookie)
-		return st_capture_user(ctx, s, kd);
-	s->ev.flags |= ST_EV_UDEFERRED;
-	s->ev.cookie = cookie;
-	return 0;
+	return st_cfg.unwind != ST_UNWIND_FP && !bpf_map_lookup_elem(&st_uprocs, &pid);
 }
 
 #endif

@@ -11,9 +11,10 @@
 #ifndef ST_PROC_EVENTS_BPF_H
 #define ST_PROC_EVENTS_BPF_H
 
+#include "bpf/state.bpf.h"
 #include <bpf/bpf_tracing.h>
 
-#include "bpf/capture.bpf.h"
+#include "bpf/ustack.bpf.h" /* st_uprocs: a fork copies its parent's entry, exec drops it */
 
 #ifndef ST_PROT_EXEC
 #define ST_PROT_EXEC 0x4 /* PROT_EXEC */

@@ -17,18 +17,30 @@
  * twin is the --max-*-depth range check in lib/session/options.c.
  */
 #define ST_MAX_KSTACK 127
-#define ST_MAX_USTACK 1024   /* the table walker's ceiling (--max-user-depth) */
-#define ST_MAX_USTACK_FP 127 /* the kernel's fp walk stops at perf_event_max_stack */
+#define ST_MAX_USTACK 1024 /* the walker's ceiling (--max-user-depth) */
+/*
+ * The default user depth: deep enough for interpreter stacks (a Python or
+ * Perl program 300 frames deep), and free for shallow ones: the walk is one
+ * loop iteration per frame found, the record is as long as the stack.
+ * Twin: st_common_opts__init() in lib/session/cli.c.
+ */
+#define ST_USTACK_DEFAULT 512
 
 /*
- * A user frame found by following frame pointers where no unwind table
- * covered the pc (JIT code, vDSO) carries this bit; user addresses never
- * have it set. User space strips it and counts such frames.
+ * Marks on user frames (user addresses never have these bits set); user
+ * space strips them before a frame is looked up.
+ * ST_FRAME_FP: found by following frame pointers (no unwind row for the pc
+ * of the frame below it).
+ * ST_FRAME_EXACT: the address is an exact pc, not a return address: a
+ * signal trampoline that a handler returns into, or the pc a signal
+ * interrupted. It is looked up as is, not at address - 1.
  */
 #define ST_FRAME_FP (1ull << 63)
+#define ST_FRAME_EXACT (1ull << 62)
+#define ST_FRAME_MARKS (ST_FRAME_FP | ST_FRAME_EXACT)
 
 enum st_unwind_mode {
-	ST_UNWIND_FP = 0,    /* the kernel's frame-pointer walk (bpf_get_stack) */
+	ST_UNWIND_FP = 0,    /* frame pointers only (and signal frames, found by their code) */
 	ST_UNWIND_TABLE = 1, /* unwind tables only; stop where there is none */
 	ST_UNWIND_AUTO = 2,  /* tables where they exist, else frame pointers */
 	ST_UNWIND_COPY = 3,  /* copy the stack into the record; user space unwinds it */
@@ -95,6 +107,7 @@ struct st_proc_event {
 #define ST_EV_UDEFERRED (1u << 5) /* user stack comes later in an st_ustack with this cookie */
 #define ST_EV_UCOPY (1u << 6)     /* an st_ucopy and its stack bytes follow the frames */
 #define ST_EV_UNLOADED (1u << 7)  /* the walker met code user space had not loaded yet */
+#define ST_EV_USWITCHED (1u << 8) /* the user walk moved to another stack (see ustack.bpf.h) */
 
 struct st_event {
 	__u16 kind;     /* enum st_rec_kind */
@@ -108,6 +121,8 @@ struct st_event {
 	__u64 ts;       /* bpf_ktime_get_ns() */
 	__u64 weight;   /* 1 for an event; ns for time-weighted tools */
 	__u64 cookie;   /* with ST_EV_UDEFERRED: names the kernel entry; else 0 */
+	__u16 ustop;    /* enum st_ustop: why the user walk ended (NONE: no walk yet) */
+	__u16 pad[3];
 	char comm[ST_COMM_LEN];
 	/* Then __u64 ips[kdepth + udepth]: innermost first, kernel then user. */
 };
@@ -119,18 +134,39 @@ struct st_ucopy {
 	__u32 want;       /* bytes asked for (len is less near the stack's top) */
 };
 
-/* Why a user-stack walk stopped (st_ustack.stop, and per-reason counters). */
+/*
+ * Why a user-stack walk ended (st_event.ustop, st_ustack.stop, and the
+ * walker's per-reason counters). OUTERMOST is a complete stack; DEPTH is a
+ * stack cut at the limit ("[truncated]"); every other reason is a walk that
+ * stopped early ("[unwind stopped: REASON]"). Names: lib/unwind/ustop.c.
+ */
 enum st_ustop {
 	ST_USTOP_NONE = 0,       /* walk not done or not applicable */
-	ST_USTOP_OUTERMOST,      /* reached the outermost frame: complete */
-	ST_USTOP_NO_TABLE,       /* pc in no mapping with a table, and no frame pointer */
-	ST_USTOP_BAD_CFA,        /* CFA not above sp, or misaligned */
+	ST_USTOP_OUTERMOST,      /* the outermost frame: RA undefined or 0, frame pointer 0 */
+	ST_USTOP_NO_TABLE,       /* table mode: no row for the pc */
+	ST_USTOP_BAD_CFA,        /* a row's CFA not above sp (on the same stack), or misaligned */
 	ST_USTOP_READ_FAILED,    /* reading the stack failed */
-	ST_USTOP_DEPTH,          /* depth limit */
+	ST_USTOP_DEPTH,          /* depth limit: more frames follow */
 	ST_USTOP_UNSUPPORTED,    /* the row's rule is one the format cannot express */
-	ST_USTOP_FP_END,         /* frame-pointer chain ended (rbp 0 or not increasing) */
+	ST_USTOP_FP_END,         /* frame-pointer chain broken: rbp misaligned or not above sp */
 	ST_USTOP_NO_MAPPING,     /* pc in no mapping known to the walker (mapped just now?) */
+	ST_USTOP_BAD_SWITCH,     /* next frame on a stack left below it (a loop), or too many switches */
+	ST_USTOP_BAD_RA,         /* a return address that points at no executable mapping */
 	ST_USTOP_MAX,
+};
+
+/*
+ * The walker's counters beyond the stop reasons (st_ustats keys, summed by
+ * user space over CPUs).
+ */
+enum st_ustat_extra {
+	ST_USTAT_FP_FRAMES = ST_USTOP_MAX, /* frames found by frame pointer */
+	ST_USTAT_NO_PROC,                  /* process not (yet) loaded: no tables at all */
+	ST_USTAT_WALKS,                    /* walks done */
+	ST_USTAT_SIGNAL_FRAMES,            /* signal frames crossed */
+	ST_USTAT_SWITCHES,                 /* moves to another stack */
+	ST_USTAT_URETPROBE,                /* uretprobe trampolines replaced by the real address */
+	ST_USTAT_MAX,
 };
 
 /* A deferred user stack: sent once per kernel entry, joined to events by cookie. */
@@ -186,7 +222,7 @@ struct st_config {
 };
 
 /* st_config.user_mode: when user stacks are captured. */
-#define ST_USER_SYNC 0     /* at the event, by the kernel's frame-pointer walk */
+#define ST_USER_SYNC 0     /* at the event */
 #define ST_USER_DEFERRED 1 /* on return to user space, by task_work; see bpf/deferred.bpf.h */
 
 #endif

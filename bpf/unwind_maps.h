@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Wire structs of the BPF unwind tables, shared with user space
- * (lib/unwind/bpf_tables.c fills them, bpf/unwind.bpf.h walks them).
+ * (lib/unwind/bpf_tables.c fills them, bpf/ustack.bpf.h walks them).
  *
  * st_urows:  ARRAY of struct unwind_row, every loaded file's rows back to
  *            back (mmapped by user space, so a 100k-row libc loads with one

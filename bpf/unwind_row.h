@@ -10,8 +10,9 @@
  * Eight bytes a row because a table for libc has ~100k rows and the BPF walker
  * binary-searches it per frame: 8 bytes keeps libc's table under 1 MiB and a
  * search within ~17 cache lines. Rules that do not fit (a CFA offset beyond
- * 16 bits, a DWARF expression other than the PLT one, a CFA based on a
- * register other than rsp/rbp) are not squeezed: the row says UNSUPPORTED.
+ * 16 bits, a DWARF expression other than the PLT one or the signal frame's,
+ * a CFA based on a register other than rsp/rbp) are not squeezed: the row
+ * says UNSUPPORTED.
  *
  * x86-64 only: the return address is always at CFA - 8 (SFrame fixes it there
  * for AMD64; .eh_frame rows that put it elsewhere are UNSUPPORTED).
@@ -33,7 +34,22 @@ enum unwind_cfa {
 	UNWIND_CFA_OUTERMOST = 3,   /* return address undefined: the stack ends here */
 	UNWIND_CFA_UNSUPPORTED = 4, /* a rule this format cannot express: stop, never guess */
 	UNWIND_CFA_NONE = 5,        /* no unwind info (gap after a function's range) */
+	UNWIND_CFA_SIGNAL = 6,      /* a sigreturn trampoline: see below */
 };
+
+/*
+ * UNWIND_CFA_SIGNAL: the pc is in an x86-64 sigreturn trampoline (libc's
+ * __restore_rt; its FDE's CIE has the 'S' augmentation) that a signal
+ * handler returned into. sp points at the struct ucontext of the kernel's
+ * rt_sigframe, and the interrupted registers are in its uc_mcontext (struct
+ * sigcontext_64), at these fixed offsets of the kernel ABI from sp. The
+ * interrupted rip is an exact pc, not a return address. cfa_off, rbp and
+ * rbp_off are 0. lib/unwind/cfi.c emits the rule only for an 'S' FDE whose
+ * CFA and rip/rsp/rbp rules are exactly these (DW_OP_breg7 160; DW_OP_deref).
+ */
+#define UNWIND_SIG_RBP 120 /* offsetof(struct ucontext, uc_mcontext.bp) */
+#define UNWIND_SIG_RSP 160 /* offsetof(struct ucontext, uc_mcontext.sp) */
+#define UNWIND_SIG_RIP 168 /* offsetof(struct ucontext, uc_mcontext.ip) */
 
 /* Where the caller's rbp is. */
 enum unwind_rbp {

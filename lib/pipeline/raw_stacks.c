@@ -30,7 +30,8 @@ struct raw_key {
 	__u32 pid;
 	__u16 kd, ud;
 	__u16 flags; /* ST_EV_UFAIL, ST_EV_KTHREAD and the joiner's lost reason */
-	__u16 pad[3];
+	__u16 ustop; /* why the user walk ended: the stack's end mark */
+	__u16 pad[2];
 	uint64_t epoch; /* procs__epoch() at the event: the same addresses, other code */
 	char comm[ST_COMM_LEN];
 	uint64_t ips[];
@@ -83,6 +84,7 @@ int raw_stacks__add(struct raw_stacks *rs, const struct st_event *ev, const uint
 	k->kd = ev->kdepth;
 	k->ud = ev->udepth;
 	k->flags = ev->flags & RAW_KEY_FLAGS;
+	k->ustop = ev->ustop;
 	k->epoch = ev->udepth ? procs__epoch(symbolizer__procs(rs->sym), ev->pid, ev->ts) : 0;
 	memcpy(k->comm, ev->comm, ST_COMM_LEN);
 	memcpy(k->ips, ips, n * 8);
@@ -106,7 +108,7 @@ static int raw__report_batch(struct raw_stacks *rs, struct symbolizer *sym,
 		const struct raw_key *k = (const struct raw_key *)v[first + i]->key;
 
 		err = event_frames__decode(&ef[i], sym, k->pid, rs->ts[first + i], k->ips,
-					   k->kd, k->ud, k->ud ? NULL : joiner_lost_frame(k->flags));
+					   k->kd, k->ud, joiner_lost_frame(k->flags), k->ustop);
 	}
 	if (!err)
 		err = symbolizer__name(sym, ef, n);

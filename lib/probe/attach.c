@@ -163,10 +163,11 @@ static char *attach__binary(const struct probe_spec *s, int pid)
 	return path;
 }
 
+/* u: and ur: (@ret: at the function's return, a uretprobe). */
 static int attach__uprobe(struct probe_links *pl, const struct probe_spec *s,
-			  struct bpf_program *prog, int pid, __u64 cookie)
+			  struct bpf_program *prog, int pid, __u64 cookie, bool ret)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie, .retprobe = ret);
 	char point[PATH_MAX + 32];
 	uint64_t off;
 	char *path;
@@ -180,12 +181,14 @@ static int attach__uprobe(struct probe_links *pl, const struct probe_spec *s,
 		st_err("%s: symbol '%s' not found in %s", s->text, s->name, path);
 	else if (err)
 		st_err("%s: cannot read %s: %s", s->text, path, strerror(-err));
-	snprintf(point, sizeof(point), "u:%s:%#llx", path, (unsigned long long)off);
+	snprintf(point, sizeof(point), "%s:%s:%#llx", ret ? "ur" : "u", path,
+		 (unsigned long long)off);
 	if (!err && !links__has(pl, point)) {
 		err = links__add(pl, bpf_program__attach_uprobe_opts(prog, pid ? pid : -1, path,
 								     off, &opts), point);
 		if (err)
-			st_err("%s: cannot attach uprobe: %s", s->text, strerror(-err));
+			st_err("%s: cannot attach %s: %s", s->text, probe_kind_name(s->kind),
+			       strerror(-err));
 	}
 	free(path);
 	return err == -ENOENT ? -EINVAL : err;
@@ -255,11 +258,15 @@ static int attach__spec(struct probe_links *pl, const struct probe_spec *s,
 	case PROBE_TRACEPOINT:
 		return attach__tracepoint(pl, s, progs->tracepoint, cookie);
 	case PROBE_UPROBE:
-		return attach__uprobe(pl, s, progs->uprobe, pid, cookie);
+		return attach__uprobe(pl, s, progs->uprobe, pid, cookie, false);
+	case PROBE_URETPROBE:
+		return attach__uprobe(pl, s, progs->uretprobe, pid, cookie, true);
 	case PROBE_USDT:
 		return attach__usdt(pl, s, progs->usdt, pid, cookie);
 	case PROBE_KFUNC:
 		return attach__kfunc(pl, s, progs->kprobe, cookie);
+	case PROBE_KIND_MAX:
+		break;
 	}
 	return -EINVAL;
 }

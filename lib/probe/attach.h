@@ -13,6 +13,7 @@ struct bpf_program;
 struct probe_progs {
 	struct bpf_program *tracepoint;
 	struct bpf_program *uprobe;
+	struct bpf_program *uretprobe;
 	struct bpf_program *usdt;
 	struct bpf_program *kprobe;
 };
@@ -22,7 +23,7 @@ struct probe_links;
 /**
  * probe_links__attach() - attach every spec (wildcards expanded).
  * @pid: restrict uprobes/USDT to this process (0 = all); also picks the libc
- *       that "u:c:SYM" means
+ *       that "u:c:SYM" (and "ur:c:SYM") means
  *
  * The attach cookie of each link is the index of its spec in @specs.
  * On failure nothing stays attached and one line naming the spec is logged.

@@ -17,6 +17,7 @@ static const struct prefix prefixes[] = {
 	{ "t", PROBE_TRACEPOINT, 2 },  { "tp", PROBE_TRACEPOINT, 2 },
 	{ "tracepoint", PROBE_TRACEPOINT, 2 },
 	{ "u", PROBE_UPROBE, 2 },      { "uprobe", PROBE_UPROBE, 2 },
+	{ "ur", PROBE_URETPROBE, 2 },  { "uretprobe", PROBE_URETPROBE, 2 },
 	{ "usdt", PROBE_USDT, 3 },     { "U", PROBE_USDT, 3 },
 	{ "k", PROBE_KFUNC, 1 },       { "kfunc", PROBE_KFUNC, 1 },
 	{ "p", PROBE_KFUNC, 1 },
@@ -27,8 +28,10 @@ const char *probe_kind_name(enum probe_kind kind)
 	switch (kind) {
 	case PROBE_TRACEPOINT: return "tracepoint";
 	case PROBE_UPROBE: return "uprobe";
+	case PROBE_URETPROBE: return "uretprobe";
 	case PROBE_USDT: return "usdt";
 	case PROBE_KFUNC: return "kernel function";
+	case PROBE_KIND_MAX: break;
 	}
 	return "probe";
 }
@@ -48,6 +51,7 @@ static const char *const usage_of[] = {
 	[PROBE_UPROBE] = "u:PATH_OR_LIB:SYMBOL",
 	[PROBE_USDT] = "usdt:PATH:PROVIDER:NAME",
 	[PROBE_KFUNC] = "k:FUNCTION",
+	[PROBE_URETPROBE] = "ur:PATH_OR_LIB:SYMBOL",
 };
 
 /*
@@ -83,7 +87,7 @@ int probe_spec__parse(const char *text, struct probe_spec *out, char *err, size_
 	p = colon ? spec__prefix(text, colon - text) : NULL;
 	if (!p) {
 		snprintf(err, errlen,
-			 "'%s': unknown probe type (want t:CAT:NAME, u:PATH:SYMBOL, "
+			 "'%s': unknown probe type (want t:CAT:NAME, u:PATH:SYMBOL, ur:PATH:SYMBOL, "
 			 "usdt:PATH:PROVIDER:NAME or k:FUNCTION)", text);
 		return -EINVAL;
 	}

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Probe specs ("t:CAT:NAME", "u:PATH:SYM", "usdt:PATH:PROV:NAME", "k:FUNC"): one parser for all tools. */
+/*
+ * Probe specs ("t:CAT:NAME", "u:PATH:SYM", "ur:PATH:SYM", "usdt:PATH:PROV:NAME",
+ * "k:FUNC"): one parser for all tools.
+ */
 #ifndef ST_PROBE_SPEC_H
 #define ST_PROBE_SPEC_H
 
@@ -10,6 +13,8 @@ enum probe_kind {
 	PROBE_UPROBE,     /* u:PATH_OR_LIB:SYMBOL */
 	PROBE_USDT,       /* usdt:PATH:PROVIDER:NAME */
 	PROBE_KFUNC,      /* k:FUNCTION (fentry, else kprobe) */
+	PROBE_URETPROBE,  /* ur:PATH_OR_LIB:SYMBOL: the function's return */
+	PROBE_KIND_MAX,
 };
 
 struct probe_spec {
@@ -24,7 +29,8 @@ struct probe_spec {
  * probe_spec__parse() - parse one spec.
  * @err: receives a one-line reason on failure
  *
- * Accepted prefixes: t/tp/tracepoint, u/uprobe, usdt, k/kfunc/p (bcc's kprobe).
+ * Accepted prefixes: t/tp/tracepoint, u/uprobe, ur/uretprobe, usdt,
+ * k/kfunc/p (bcc's kprobe).
  * Return: 0, -EINVAL (malformed; *err says why) or -ENOMEM.
  */
 int probe_spec__parse(const char *text, struct probe_spec *out, char *err, size_t errlen);
@@ -32,7 +38,7 @@ int probe_spec__parse(const char *text, struct probe_spec *out, char *err, size_
 /** probe_spec__release() - free the strings of a parsed spec. */
 void probe_spec__release(struct probe_spec *spec);
 
-/** probe_kind_name() - "tracepoint", "uprobe", "usdt" or "kernel function". */
+/** probe_kind_name() - "tracepoint", "uprobe", "uretprobe", "usdt" or "kernel function". */
 const char *probe_kind_name(enum probe_kind kind);
 
 #endif

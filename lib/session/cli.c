@@ -57,7 +57,8 @@ static const struct argp_option common_options[] = {
 	{ "kernel-stacks-only", 'K', NULL, 0, "Kernel stacks only", 2 },
 	{ "user-stacks-only", 'U', NULL, 0, "User stacks only", 2 },
 	{ "max-kernel-depth", OPT_KDEPTH, "N", 0, "Kernel frames kept (1-127, default 127)", 2 },
-	{ "max-user-depth", OPT_UDEPTH, "N", 0, "User frames kept (1-1024, default 127; fp: 127 at most)", 2 },
+	{ "max-user-depth", OPT_UDEPTH, "N", 0,
+	  "User frames kept (1-1024, default 512); a stack cut there ends in a [truncated] frame", 2 },
 	{ "unwind", OPT_UNWIND, "MODE", 0, UNWIND_DOC(", copy (each user stack copied at the "
 						       "event and unwound in user space)"), 2 },
 	{ "unwind-rows", OPT_UNWIND_ROWS, "N", 0,
@@ -91,7 +92,7 @@ void st_common_opts__init(struct st_common_opts *o, unsigned caps)
 	o->cpu = -1;
 	o->ringbuf_kb = 8192;
 	o->kdepth = ST_MAX_KSTACK;
-	o->udepth = ST_MAX_USTACK_FP;
+	o->udepth = ST_USTACK_DEFAULT;
 	o->unwind = ST_UNWIND_AUTO;
 	o->unwind_rows = BPF_TABLES_ROWS_DEFAULT;
 	o->copy_kb = 16;
@@ -241,9 +242,6 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		if (o->unwind_check && o->unwind != ST_UNWIND_TABLE && o->unwind != ST_UNWIND_AUTO)
 			argp_failure(state, 2, 0, "--unwind-check compares the table walk: use it with "
 				     "--unwind=table or auto");
-		if (o->unwind == ST_UNWIND_FP && o->udepth > ST_MAX_USTACK_FP)
-			argp_failure(state, 2, 0, "--max-user-depth above %d needs --unwind=auto or table",
-				     ST_MAX_USTACK_FP);
 		cli__output(state, o);
 		break;
 	default: return ARGP_ERR_UNKNOWN;

@@ -262,6 +262,8 @@ static int joiner__emit(struct joiner *j, const struct st_event *ev, const uint6
 	*out = *ev;
 	out->udepth = ud;
 	out->flags |= flags;
+	if (e && uips)
+		out->ustop = e->stop;
 	memcpy(j->out + sizeof(*ev) / 8, kips, ev->kdepth * sizeof(uint64_t));
 	memcpy(j->out + sizeof(*ev) / 8 + ev->kdepth, uips, ud * sizeof(uint64_t));
 	if (copy_len) {
@@ -280,7 +282,7 @@ static unsigned joiner__lost_flags(enum joiner_lost r)
 static unsigned joiner__stack_flags(const struct jentry *e)
 {
 	if (e->ud)
-		return e->uflags & (ST_EV_UTRUNC | ST_EV_UFAIL);
+		return e->uflags & (ST_EV_UTRUNC | ST_EV_UFAIL | ST_EV_USWITCHED);
 	if (e->stop == ST_USTOP_NONE)
 		return joiner__lost_flags(JOINER_LOST_RINGBUF);
 	return joiner__lost_flags(JOINER_LOST_WALK);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The loss summary: one line per nonzero reason, for the run or one interval. */
 #include "lib/session/losses.h"
+#include "lib/unwind/ustop.h"
 #include "lib/util/log.h"
 
 /* "N <one|many> <what>": the noun agrees with N. */
@@ -29,13 +30,6 @@ static const struct loss_line stat_lines[ST_STAT_MAX] = {
 				     "lost: ring buffer full" },
 };
 
-static const char *const stop_names[ST_USTOP_MAX] = {
-	[ST_USTOP_NO_TABLE] = "no unwind table and no frame pointer",
-	[ST_USTOP_BAD_CFA] = "CFA not above sp or misaligned",
-	[ST_USTOP_READ_FAILED] = "reading the stack failed",
-	[ST_USTOP_UNSUPPORTED] = "unwind rule not supported",
-};
-
 static void losses__line(FILE *f, const char *prefix, uint64_t n, const char *one,
 			 const char *many, const char *what)
 {
@@ -44,7 +38,7 @@ static void losses__line(FILE *f, const char *prefix, uint64_t n, const char *on
 			st_plural(n, one, many), what);
 }
 
-/* The joiner's side: events that left without their stack, walks that stopped early. */
+/* The joiner's side: events that left without their stack. */
 static void losses__joiner(FILE *f, const struct session_losses *now,
 			   const struct session_losses *z, const char *prefix)
 {
@@ -58,16 +52,48 @@ static void losses__joiner(FILE *f, const struct session_losses *now,
 			 joiner_lost_reason(k));
 		losses__line(f, prefix, n, "event", "events", what);
 	}
-	for (k = 0; k < ST_USTOP_MAX; k++)
-		if (stop_names[k]) {
-			snprintf(what, sizeof(what), "stopped early: %s", stop_names[k]);
-			losses__line(f, prefix, now->stops[k] - z->stops[k],
-				     "deferred user-stack walk", "deferred user-stack walks", what);
-		}
 	losses__line(f, prefix, now->duplicates - z->duplicates, "duplicate deferred user stack",
 		     "duplicate deferred user stacks", "ignored");
 	losses__line(f, prefix, now->foreign - z->foreign, "record", "records",
 		     "of an unknown kind ignored");
+}
+
+/*
+ * The walker's side, at the event and deferred alike: walks that stopped
+ * early, by reason. A walk that reached the outermost frame is whole and a
+ * cut one is counted as truncated (ST_STAT_UTRUNC): neither is a loss.
+ */
+static void losses__walks(FILE *f, const struct session_losses *now,
+			  const struct session_losses *z, const char *prefix)
+{
+	char what[160];
+	unsigned k;
+
+	for (k = 0; k < ST_USTOP_MAX; k++)
+		if (ustop_early(k)) {
+			snprintf(what, sizeof(what), "stopped early: %s", ustop_reason(k));
+			losses__line(f, prefix, now->ustats[k] - z->ustats[k], "user stack",
+				     "user stacks", what);
+		}
+}
+
+/* Not losses: how the walks went (--debug). */
+static void losses__walk_info(const struct session_losses *now, const struct session_losses *z)
+{
+	uint64_t d[ST_USTAT_MAX], early = 0;
+	unsigned k;
+
+	for (k = 0; k < ST_USTAT_MAX; k++)
+		d[k] = now->ustats[k] - z->ustats[k];
+	for (k = 0; k < ST_USTOP_MAX; k++)
+		early += ustop_early(k) ? d[k] : 0;
+	st_info("user-stack walks: %llu, %llu complete, %llu truncated, %llu stopped early; "
+		"%llu signal frames, %llu stack switches, %llu uretprobe returns, %llu frames by "
+		"frame pointer",
+		(unsigned long long)d[ST_USTAT_WALKS], (unsigned long long)d[ST_USTOP_OUTERMOST],
+		(unsigned long long)d[ST_USTOP_DEPTH], (unsigned long long)early,
+		(unsigned long long)d[ST_USTAT_SIGNAL_FRAMES], (unsigned long long)d[ST_USTAT_SWITCHES],
+		(unsigned long long)d[ST_USTAT_URETPROBE], (unsigned long long)d[ST_USTAT_FP_FRAMES]);
 }
 
 void session_losses_print(FILE *f, const struct session_losses *now,
@@ -83,8 +109,10 @@ void session_losses_print(FILE *f, const struct session_losses *now,
 			losses__line(f, prefix, now->stats[k] - z->stats[k], stat_lines[k].one,
 				     stat_lines[k].many, stat_lines[k].what);
 	losses__joiner(f, now, z, prefix);
+	losses__walks(f, now, z, prefix);
 	if (losses_only)
 		return;
+	losses__walk_info(now, z);
 	losses__line(f, prefix, now->stats[ST_STAT_USYNC] - z->stats[ST_STAT_USYNC], "user stack",
 		     "user stacks", "taken at the event in deferred mode (uprobe, exiting task, or "
 				    "process not loaded yet)");

@@ -17,7 +17,7 @@
 struct session_losses {
 	uint64_t stats[ST_STAT_MAX];    /* the capture library's per-CPU counters, summed */
 	uint64_t lost[JOINER_LOST_MAX]; /* events that left without their user stack */
-	uint64_t stops[ST_USTOP_MAX];   /* deferred walks that stopped early, by reason */
+	uint64_t ustats[ST_USTAT_MAX];  /* the walker's: how user walks ended (enum st_ustop), and more */
 	uint64_t duplicates;            /* second deferred stacks for one cookie */
 	uint64_t foreign;               /* records of an unknown kind */
 	uint64_t deferred_events;       /* events that took a deferred stack */

@@ -113,7 +113,7 @@ static int run__copy_setup(struct st_run *r, const struct st_common_opts *common
 		mode = COPY_STAGE_REPLACE;
 	else if (common->unwind_check)
 		mode = COPY_STAGE_COMPARE;
-	r->cu = copy_unwinder__new(src);
+	r->cu = copy_unwinder__new(src, common->unwind == ST_UNWIND_AUTO);
 	if (r->cu)
 		r->copy = copy_stage__new(r->cu, mode, common->udepth);
 	return r->copy ? 0 : -ENOMEM;

@@ -31,6 +31,7 @@
 struct session {
 	struct ring_buffer *rb;
 	int stats_fd;
+	int ustats_fd; /* the walker's counters (bpf/ustack.bpf.h st_ustats); -1 without a walker */
 	int ncpus;
 	struct session_opts opts;
 	uint64_t events;
@@ -173,6 +174,7 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 {
 	struct bpf_map *events = bpf_object__find_map_by_name(obj, "st_events");
 	struct bpf_map *stats = bpf_object__find_map_by_name(obj, "st_stats");
+	struct bpf_map *ustats = bpf_object__find_map_by_name(obj, "st_ustats");
 	struct session *s;
 
 	if (!events || !stats) {
@@ -190,6 +192,7 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 		return NULL;
 	}
 	s->stats_fd = bpf_map__fd(stats);
+	s->ustats_fd = ustats ? bpf_map__fd(ustats) : -1;
 	s->ncpus = libbpf_num_possible_cpus();
 	s->rb = ring_buffer__new(bpf_map__fd(events), session__on_record, s, NULL);
 	if (!s->rb || s->ncpus <= 0) {
@@ -273,7 +276,8 @@ bool session__interrupted(const struct session *s)
 	return s->interrupted;
 }
 
-int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX])
+/* Sums the per-CPU values of keys [0, @n) of the PERCPU_ARRAY @fd into @out. */
+static int session__sum(const struct session *s, int fd, __u32 n, uint64_t *out)
 {
 	uint64_t *vals = calloc(s->ncpus, sizeof(*vals));
 	__u32 k;
@@ -281,9 +285,9 @@ int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX])
 
 	if (!vals)
 		return -ENOMEM;
-	for (k = 0; k < ST_STAT_MAX; k++) {
+	for (k = 0; k < n; k++) {
 		out[k] = 0;
-		if (bpf_map_lookup_elem(s->stats_fd, &k, vals))
+		if (fd < 0 || bpf_map_lookup_elem(fd, &k, vals))
 			continue;
 		for (c = 0; c < s->ncpus; c++)
 			out[k] += vals[c];
@@ -292,16 +296,22 @@ int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX])
 	return 0;
 }
 
+int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX])
+{
+	return session__sum(s, s->stats_fd, ST_STAT_MAX, out);
+}
+
 /* Every counter the loss summary reports, now. */
 static int session__losses(const struct session *s, struct session_losses *l)
 {
 	const struct joiner_stats *js = joiner__stats(s->joiner);
 	int err = session__stats(s, l->stats);
 
+	if (!err)
+		err = session__sum(s, s->ustats_fd, ST_USTAT_MAX, l->ustats);
 	if (err)
 		return err;
 	memcpy(l->lost, js->lost, sizeof(l->lost));
-	memcpy(l->stops, js->stops, sizeof(l->stops));
 	l->duplicates = js->duplicates;
 	l->foreign = s->foreign;
 	l->deferred_events = js->held + js->late;

@@ -7,6 +7,7 @@
 #include "lib/elf/elf_file.h"
 #include "lib/proc/registry.h"
 #include "lib/sym/event_frames.h"
+#include "lib/unwind/ustop.h"
 
 static void frames__kernel(struct report_frame *f, uint64_t addr, bool is_return)
 {
@@ -43,11 +44,19 @@ static void frames__mark(struct report_frame *f, const char *text)
 	*f = (struct report_frame){ .name = text, .kind = REPORT_FRAME_MARK };
 }
 
+/* The mark after the user frames: why they end there, or NULL for a whole stack. */
+static const char *frames__end(size_t ud, const char *lost, unsigned ustop)
+{
+	return ud ? ustop_mark(ustop) : lost;
+}
+
 int event_frames__decode(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
-			 const uint64_t *ips, size_t kd, size_t ud, const char *lost)
+			 const uint64_t *ips, size_t kd, size_t ud, const char *lost,
+			 unsigned ustop)
 {
 	const struct proc_registry *procs = symbolizer__procs(sz);
-	size_t i, n = kd + ud + (lost != NULL);
+	const char *end = frames__end(ud, lost, ustop);
+	size_t i, n = kd + ud + (end != NULL);
 
 	memset(ef, 0, sizeof(*ef));
 	ef->pid = pid;
@@ -59,21 +68,29 @@ int event_frames__decode(struct event_frames *ef, struct symbolizer *sz, int pid
 	}
 	for (i = 0; i < kd; i++)
 		frames__kernel(&ef->v[i], ips[i], i > 0);
-	/* ST_FRAME_FP marks frames the BPF walker found by frame pointer; not part of the pc. */
-	for (i = 0; i < ud; i++)
-		frames__user(&ef->v[kd + i], &ef->src[kd + i], procs, pid, ts,
-			     ips[kd + i] & ~ST_FRAME_FP, i > 0);
-	if (lost)
-		frames__mark(&ef->v[kd + ud], lost);
+	/*
+	 * ST_FRAME_MARKS are the walker's notes, not part of the pc. Every user
+	 * frame but the first is a return address, except an exact one: a
+	 * signal trampoline, or the pc a signal interrupted (the frame after a
+	 * signal frame), looked up at its own address.
+	 */
+	for (i = 0; i < ud; i++) {
+		uint64_t ip = ips[kd + i];
+
+		frames__user(&ef->v[kd + i], &ef->src[kd + i], procs, pid, ts, ip & ~ST_FRAME_MARKS,
+			     i > 0 && !(ip & ST_FRAME_EXACT));
+	}
+	if (end)
+		frames__mark(&ef->v[kd + ud], end);
 	ef->nk = kd;
 	ef->nu = n - kd;
 	return 0;
 }
 
 int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
-			const uint64_t *ips, size_t kd, size_t ud, const char *lost)
+			const uint64_t *ips, size_t kd, size_t ud, const char *lost, unsigned ustop)
 {
-	int err = event_frames__decode(ef, sz, pid, ts, ips, kd, ud, lost);
+	int err = event_frames__decode(ef, sz, pid, ts, ips, kd, ud, lost, ustop);
 
 	if (!err)
 		err = symbolizer__name(sz, ef, 1);

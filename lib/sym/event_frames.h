@@ -47,15 +47,21 @@ struct event_frames {
 /**
  * event_frames__decode() - the frames of @kd kernel and @ud user addresses
  * of @pid at @ts, not named yet: user frames carry their file, build ID and
- * offset; every frame but the first of each part is marked a return address.
+ * offset; every frame but the first of each part is marked a return
+ * address, except user frames the walker found exact (ST_FRAME_EXACT: a
+ * signal trampoline, the pc a signal interrupted).
  * @lost: when the user stack was lost, the mark frame that stands for it
  *        ("[user stack lost: REASON]", see joiner_lost_frame()); else NULL
+ * @ustop: why the user walk ended (st_event.ustop, enum st_ustop): a stack
+ *         cut at the depth limit ends in a "[truncated]" mark, one whose walk
+ *         stopped early in "[unwind stopped: REASON]" (ustop_mark())
  *
  * Strings belong to the symbolizer and its registry and live as long as they do.
  * Return: 0 or -ENOMEM.
  */
 int event_frames__decode(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
-			 const uint64_t *ips, size_t kd, size_t ud, const char *lost);
+			 const uint64_t *ips, size_t kd, size_t ud, const char *lost,
+			 unsigned ustop);
 
 /**
  * event_frames__build() - decode and name one event's frames (snoop).
@@ -63,7 +69,7 @@ int event_frames__decode(struct event_frames *ef, struct symbolizer *sz, int pid
  * Return: 0 or -ENOMEM.
  */
 int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
-			const uint64_t *ips, size_t kd, size_t ud, const char *lost);
+			const uint64_t *ips, size_t kd, size_t ud, const char *lost, unsigned ustop);
 
 /** event_frames__release() - free the frames. */
 void event_frames__release(struct event_frames *ef);

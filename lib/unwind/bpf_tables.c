@@ -29,7 +29,6 @@ struct bpf_tables {
 	struct unwind_row *rows; /* mmapped st_urows */
 	size_t rows_bytes;
 	int procs_fd;
-	int ustats_fd; /* st_ustats: why walks stopped, per CPU */
 	uint64_t procs_max;
 	struct loaded_file *files;
 	size_t nfiles, cap;
@@ -69,8 +68,6 @@ struct bpf_tables *bpf_tables__new(struct bpf_object *obj, const struct unwind_t
 	t->rows = mmap(NULL, t->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(rows), 0);
 	t->procs_fd = bpf_map__fd(procs);
 	t->procs_max = bpf_map__max_entries(procs);
-	t->ustats_fd = bpf_object__find_map_by_name(obj, "st_ustats") ?
-			       bpf_map__fd(bpf_object__find_map_by_name(obj, "st_ustats")) : -1;
 	if (t->rows == MAP_FAILED) {
 		int err = errno;
 
@@ -194,37 +191,9 @@ const struct bpf_tables_stats *bpf_tables__stats(const struct bpf_tables *t)
 	return &t->st;
 }
 
-/* The BPF walker's counters (bpf/unwind.bpf.h st_ustats), summed over CPUs. */
-static uint64_t tables__ustat(const struct bpf_tables *t, __u32 key)
-{
-	int ncpus = libbpf_num_possible_cpus(), i;
-	uint64_t sum = 0, *v;
-
-	if (t->ustats_fd < 0 || ncpus <= 0)
-		return 0;
-	v = calloc(ncpus, sizeof(*v));
-	if (v && !bpf_map_lookup_elem(t->ustats_fd, &key, v))
-		for (i = 0; i < ncpus; i++)
-			sum += v[i];
-	free(v);
-	return sum;
-}
-
-static const char *const ustop_names[ST_USTOP_MAX] = {
-	[ST_USTOP_NO_TABLE] = "no unwind table for the pc (table mode)",
-	[ST_USTOP_BAD_CFA] = "CFA not above sp or misaligned",
-	[ST_USTOP_READ_FAILED] = "reading the stack failed",
-	[ST_USTOP_DEPTH] = "depth limit",
-	[ST_USTOP_UNSUPPORTED] = "unwind rule not supported (e.g. signal frame)",
-	[ST_USTOP_FP_END] = "no unwind table and no frame pointer",
-	[ST_USTOP_NO_MAPPING] = "code not loaded yet (copy taken)",
-};
-
 void bpf_tables__report(const struct bpf_tables *t)
 {
 	const struct bpf_tables_stats *s = &t->st;
-	uint64_t n;
-	int k;
 
 	/* Memory: rows in use, and what the maps reserve (rows + per-process mapping arrays). */
 	st_info("unwind tables: %llu files, %llu rows (%llu KiB) of %llu, %llu processes now; "
@@ -234,12 +203,6 @@ void bpf_tables__report(const struct bpf_tables *t)
 		(unsigned long long)s->rows_max, (unsigned long long)s->procs,
 		(unsigned long long)(s->rows_max * sizeof(struct unwind_row) / 1024),
 		(unsigned long long)(t->procs_max * sizeof(struct st_uproc) / 1024));
-	for (k = 0; k < ST_USTOP_MAX; k++) {
-		n = ustop_names[k] ? tables__ustat(t, k) : 0;
-		if (n)
-			fprintf(stderr, "stacktap: %llu user stacks stopped early: %s\n",
-				(unsigned long long)n, ustop_names[k]);
-	}
 	if (s->files_no_room)
 		fprintf(stderr, "stacktap: %llu files unwound by frame pointers: row table full\n",
 			(unsigned long long)s->files_no_room);

@@ -348,6 +348,45 @@ static enum unwind_unsupported cfi__rbp_rule(Dwarf_Frame *frame, struct unwind_r
 	return UNW_UNSUP_MAX;
 }
 
+/*
+ * Register @reg is saved at rsp + @off: a DW_CFA_expression rule "breg7
+ * @off", which libdw hands back behind the CFA it pushes first.
+ */
+static bool cfi__saved_at_rsp(Dwarf_Frame *frame, int reg, int64_t off)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+
+	if (dwarf_frame_register(frame, reg, mem, &ops, &nops) != 0 || !nops)
+		return false;
+	if (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa) {
+		ops++;
+		nops--;
+	}
+	return nops == 1 && ops[0].atom == DW_OP_breg7 && (int64_t)ops[0].number == off;
+}
+
+/*
+ * A signal frame ('S' in the CIE) laid out as the kernel's x86-64
+ * rt_sigframe, as glibc's __restore_rt describes it: CFA = [rsp + 160] and
+ * rip, rsp, rbp saved in the ucontext at rsp. Only then is it the row's
+ * fixed-offset SIGNAL rule (bpf/unwind_row.h).
+ */
+static bool cfi__is_sigframe(Dwarf_Frame *frame)
+{
+	bool signal = false;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (dwarf_frame_info(frame, NULL, NULL, &signal) < 0 || !signal ||
+	    dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 2 || ops[0].atom != DW_OP_breg7 ||
+	    ops[0].number != UNWIND_SIG_RSP || ops[1].atom != DW_OP_deref)
+		return false;
+	return cfi__saved_at_rsp(frame, REG_RA, UNWIND_SIG_RIP) &&
+	       cfi__saved_at_rsp(frame, REG_RSP, UNWIND_SIG_RSP) &&
+	       cfi__saved_at_rsp(frame, REG_RBP, UNWIND_SIG_RBP);
+}
+
 int cfi__frame_to_row(Dwarf_Frame *frame, struct unwind_row *row, enum unwind_unsupported *why)
 {
 	Dwarf_Op mem[3], *ops;
@@ -362,6 +401,10 @@ int cfi__frame_to_row(Dwarf_Frame *frame, struct unwind_row *row, enum unwind_un
 	ra = dwarf_frame_info(frame, NULL, NULL, NULL);
 	if (ra < 0 || dwarf_frame_register(frame, ra, mem, &ops, &nops) != 0)
 		return -EINVAL;
+	if (cfi__is_sigframe(frame)) {
+		row->cfa = UNWIND_CFA_SIGNAL;
+		return 0;
+	}
 	if (nops == 0 && ops == mem) {
 		row->cfa = UNWIND_CFA_OUTERMOST; /* RA undefined: e.g. _start, clone's child */
 		return 0;

@@ -36,7 +36,7 @@ struct copy_stage *copy_stage__new(struct copy_unwinder *cu, enum copy_stage_mod
 	return cs;
 }
 
-/* The BPF walk marks frame-pointer frames; the comparison is about addresses. */
+/* The comparison is about addresses and exact pcs; how a frame was found may differ. */
 static bool stage__same(const uint64_t *bpf, size_t nb, const uint64_t *user, size_t nu)
 {
 	size_t i;
@@ -44,9 +44,26 @@ static bool stage__same(const uint64_t *bpf, size_t nb, const uint64_t *user, si
 	if (nb != nu)
 		return false;
 	for (i = 0; i < nb; i++)
-		if ((bpf[i] & ~ST_FRAME_FP) != user[i])
+		if ((bpf[i] & ~ST_FRAME_FP) != (user[i] & ~ST_FRAME_FP))
 			return false;
 	return true;
+}
+
+/* The record's words for why the user-space walk of a copy ended. */
+static __u16 stage__ustop(enum unwind_stop why)
+{
+	static const __u16 to[UNWIND_STOP_MAX] = {
+		[UNWIND_STOP_OUTERMOST] = ST_USTOP_OUTERMOST,
+		[UNWIND_STOP_NO_MAPPING] = ST_USTOP_NO_MAPPING,
+		[UNWIND_STOP_NO_TABLE] = ST_USTOP_NO_TABLE,
+		[UNWIND_STOP_BAD_CFA] = ST_USTOP_BAD_CFA,
+		[UNWIND_STOP_STACK_DOWN] = ST_USTOP_BAD_CFA,
+		[UNWIND_STOP_OUTSIDE] = ST_USTOP_READ_FAILED,
+		[UNWIND_STOP_DEPTH] = ST_USTOP_DEPTH,
+		[UNWIND_STOP_UNSUPPORTED] = ST_USTOP_UNSUPPORTED,
+	};
+
+	return (unsigned)why < UNWIND_STOP_MAX ? to[why] : ST_USTOP_NONE;
 }
 
 const struct st_event *copy_stage__process(struct copy_stage *cs, const struct st_event *ev,
@@ -68,6 +85,11 @@ const struct st_event *copy_stage__process(struct copy_stage *cs, const struct s
 			cs->st.unloaded++;
 			return ev;
 		}
+		/* A copy holds one stack: the BPF walk went on to another. */
+		if (ev->flags & ST_EV_USWITCHED) {
+			cs->st.switched++;
+			return ev;
+		}
 		cs->st.compared++;
 		cs->st.differ += !stage__same(*ips + ev->kdepth, ev->udepth, cs->user, n);
 		return ev;
@@ -79,6 +101,7 @@ const struct st_event *copy_stage__process(struct copy_stage *cs, const struct s
 	}
 	*cs->ev = *ev;
 	cs->ev->udepth = n;
+	cs->ev->ustop = stage__ustop(stop);
 	cs->ev->flags &= ~ST_EV_UCOPY;
 	if (stop == UNWIND_STOP_DEPTH)
 		cs->ev->flags |= ST_EV_UTRUNC;
@@ -103,8 +126,12 @@ void copy_stage__report(const struct copy_stage *cs)
 	if (cs->st.unloaded)
 		fprintf(stderr, "stacktap: unwind check: %llu events not compared: their code was not "
 				"loaded yet when they fired\n", (unsigned long long)cs->st.unloaded);
+	if (cs->st.switched)
+		fprintf(stderr, "stacktap: unwind check: %llu events not compared: their walk moved "
+				"to another stack, which the copy does not hold\n",
+			(unsigned long long)cs->st.switched);
 	for (i = 0; i < UNWIND_STOP_MAX; i++)
-		if (i != UNWIND_STOP_OUTERMOST && cs->st.stops[i])
+		if (i != UNWIND_STOP_OUTERMOST && i != UNWIND_STOP_DEPTH && cs->st.stops[i])
 			fprintf(stderr, "stacktap: %llu copied stacks stopped early: %s\n",
 				(unsigned long long)cs->st.stops[i], unwind_stop_name(i));
 }

@@ -22,6 +22,7 @@ struct copy_stage_stats {
 	uint64_t compared;   /* --unwind-check: events compared */
 	uint64_t differ;     /* --unwind-check: events whose two walks differ */
 	uint64_t unloaded;   /* --unwind-check: not compared, the walker met unloaded code */
+	uint64_t switched;   /* --unwind-check: not compared, the walk moved to another stack */
 	uint64_t rescued;    /* fallback: events whose user stack came from the copy */
 	uint64_t stops[UNWIND_STOP_MAX]; /* copy walks by why they stopped */
 };

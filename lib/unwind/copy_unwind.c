@@ -19,18 +19,20 @@ struct copy_proc {
 
 struct copy_unwinder {
 	struct unwind_table_source src;
+	struct unwind_opts opts;
 	struct stack_store *procs; /* key: pid; data: struct copy_proc */
 	struct unwind_frame *frames;
 	size_t cap;
 };
 
-struct copy_unwinder *copy_unwinder__new(const struct unwind_table_source *src)
+struct copy_unwinder *copy_unwinder__new(const struct unwind_table_source *src, bool fp_fallback)
 {
 	struct copy_unwinder *cu = calloc(1, sizeof(*cu));
 
 	if (!cu)
 		return NULL;
 	cu->src = *src;
+	cu->opts.fp_fallback = fp_fallback;
 	cu->procs = stack_store__new();
 	if (!cu->procs) {
 		copy_unwinder__free(cu);
@@ -141,9 +143,11 @@ enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const st
 		cu->frames = f;
 		cu->cap = max;
 	}
-	stop = unwinder__walk(p->maps, p->n, &regs, &stack, cu->frames, max, n);
+	stop = unwinder__walk_opts(p->maps, p->n, &regs, &stack, &cu->opts, cu->frames, max, n);
+	/* The BPF walker's marks (bpf/record.h): frame 0 is exact by position and unmarked. */
 	for (i = 0; i < *n; i++)
-		out[i] = cu->frames[i].addr;
+		out[i] = cu->frames[i].addr | (i && cu->frames[i].exact ? ST_FRAME_EXACT : 0) |
+			 (cu->frames[i].by_fp ? ST_FRAME_FP : 0);
 	return stop;
 }
 

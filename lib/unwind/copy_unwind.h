@@ -7,6 +7,7 @@
 #ifndef ST_UNWIND_COPY_H
 #define ST_UNWIND_COPY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,10 +19,12 @@ struct copy_unwinder;
 
 /**
  * copy_unwinder__new() - @src: where a mapped file's table comes from (copied).
+ * @fp_fallback: follow frame pointers where a pc has no row, as the BPF
+ *               walker does in auto mode.
  *
  * Return: an unwinder, or NULL (ENOMEM).
  */
-struct copy_unwinder *copy_unwinder__new(const struct unwind_table_source *src);
+struct copy_unwinder *copy_unwinder__new(const struct unwind_table_source *src, bool fp_fallback);
 
 /**
  * copy_unwinder__see() - (re)read @pid's executable mappings and their tables.
@@ -39,7 +42,8 @@ int copy_unwinder__set_maps(struct copy_unwinder *cu, int pid, const struct proc
 /**
  * copy_unwinder__walk() - unwind a copied stack of @pid.
  * @c: registers and length; the stack bytes follow it in the record
- * @out: receives up to @max return addresses, innermost first
+ * @out: receives up to @max frames, innermost first, with the BPF walker's
+ *       ST_FRAME_* marks
  *
  * Return: why the walk stopped; *n frames were stored.
  */

@@ -22,14 +22,21 @@
  * be 8-byte aligned and strictly above sp (so the walk always terminates and
  * the stack only moves up), every read must fall inside the snapshot, an
  * rbp-based CFA needs a known rbp. A frame whose row is UNSUPPORTED (DWARF
- * expressions, e.g. the signal trampoline __restore_rt whose CFA is loaded
- * from the sigcontext) stops the walk too: the row format has no signal rule
- * yet, and a wrong caller is worse than a short stack.
+ * expressions the row cannot hold) stops the walk too: a wrong caller is
+ * worse than a short stack.
+ *
+ * Two more rules, as in the BPF walker (bpf/ustack.bpf.h): a SIGNAL row (the
+ * sigreturn trampoline __restore_rt) reads the interrupted rip, rsp and rbp
+ * from the ucontext at sp, and with unwind_opts.fp_fallback (auto mode) a pc
+ * without a row is unwound by its frame pointer (CFA = rbp + 16, RA at
+ * CFA - 8, the caller's rbp at CFA - 16; rbp 0 ends the stack). A copy
+ * holds one stack: a walk that would move to another one stops.
  *
  * Return addresses point after the call instruction, which may be the first
  * byte of the next function (calls to noreturn functions) or past the end of
  * an FDE; they are looked up at pc - 1 (see unw__lookup_pc). The innermost
- * frame's ip is exact and is looked up as is.
+ * frame's ip is exact and is looked up as is, and so are the trampoline a
+ * handler returns into and the pc a signal interrupted.
  */
 #include <errno.h>
 #include <string.h>
@@ -39,7 +46,8 @@
 struct unw_state {
 	uint64_t ip, sp, bp;
 	bool bp_known;
-	bool first; /* ip is an exact pc (frame 0), not a return address */
+	bool exact; /* ip is an exact pc (frame 0, a signal's), not a return address */
+	bool by_fp; /* ip was found by frame pointer */
 };
 
 int unwind_map__set_table(struct unwind_map *m, const struct unwind_table *t)
@@ -99,7 +107,7 @@ static bool unw__read(const struct unwind_stack *s, uint64_t addr, uint64_t *v)
  */
 static uint64_t unw__lookup_pc(const struct unw_state *st)
 {
-	return st->first ? st->ip : st->ip - 1;
+	return st->exact ? st->ip : st->ip - 1;
 }
 
 static enum unwind_stop unw__row(const struct unwind_map *maps, size_t nmaps, uint64_t pc,
@@ -154,15 +162,60 @@ static enum unwind_stop unw__cfa(const struct unwind_row *r, const struct unw_st
 	return UNWIND_STOP_MAX;
 }
 
+/* The caller of a SIGNAL row's frame: the interrupted registers in the ucontext at sp. */
+static enum unwind_stop unw__signal(const struct unwind_stack *stack, struct unw_state *st)
+{
+	uint64_t ip, sp, bp;
+
+	if (!unw__read(stack, st->sp + UNWIND_SIG_RIP, &ip) ||
+	    !unw__read(stack, st->sp + UNWIND_SIG_RSP, &sp) ||
+	    !unw__read(stack, st->sp + UNWIND_SIG_RBP, &bp))
+		return UNWIND_STOP_OUTSIDE;
+	if (sp & 7)
+		return UNWIND_STOP_BAD_CFA;
+	if (sp <= st->sp)
+		return UNWIND_STOP_STACK_DOWN;
+	*st = (struct unw_state){ .ip = ip, .sp = sp, .bp = bp, .bp_known = true, .exact = true };
+	return UNWIND_STOP_MAX;
+}
+
+/* The frame-pointer rule, for a pc without a row in auto mode. */
+static enum unwind_stop unw__fp(const struct unwind_stack *stack, struct unw_state *st)
+{
+	uint64_t ra, bp;
+
+	if (!st->bp_known)
+		return UNWIND_STOP_NO_TABLE;
+	if (!st->bp)
+		return UNWIND_STOP_OUTERMOST;
+	if ((st->bp & 7) || st->bp > UINT64_MAX - 16)
+		return UNWIND_STOP_BAD_CFA;
+	if (st->bp + 16 <= st->sp)
+		return UNWIND_STOP_STACK_DOWN;
+	if (!unw__read(stack, st->bp, &bp) || !unw__read(stack, st->bp + 8, &ra))
+		return UNWIND_STOP_OUTSIDE;
+	*st = (struct unw_state){ .ip = ra, .sp = st->bp + 16, .bp = bp, .bp_known = true,
+				  .by_fp = true };
+	return ra ? UNWIND_STOP_MAX : UNWIND_STOP_OUTERMOST;
+}
+
 /* Move @st to the caller; UNWIND_STOP_MAX means "go on". */
 static enum unwind_stop unw__step(const struct unwind_map *maps, size_t nmaps,
-				  const struct unwind_stack *stack, struct unw_state *st)
+				  const struct unwind_stack *stack, const struct unwind_opts *o,
+				  struct unw_state *st, bool *signal)
 {
 	const struct unwind_row *row = NULL;
 	enum unwind_stop why;
 	uint64_t cfa, ra, bp;
 
+	*signal = false;
 	why = unw__row(maps, nmaps, unw__lookup_pc(st), &row);
+	if (why == UNWIND_STOP_NO_TABLE && o->fp_fallback)
+		return unw__fp(stack, st);
+	if (why == UNWIND_STOP_MAX && row->cfa == UNWIND_CFA_SIGNAL) {
+		*signal = true;
+		return unw__signal(stack, st);
+	}
 	if (why == UNWIND_STOP_MAX)
 		why = unw__cfa(row, st, &cfa);
 	if (why != UNWIND_STOP_MAX)
@@ -182,17 +235,21 @@ static enum unwind_stop unw__step(const struct unwind_map *maps, size_t nmaps,
 		return UNWIND_STOP_OUTERMOST;
 	st->ip = ra;
 	st->sp = cfa;
-	st->first = false;
+	st->exact = false;
+	st->by_fp = false;
 	return UNWIND_STOP_MAX;
 }
 
-static void unw__record(const struct unwind_map *maps, size_t nmaps, uint64_t ip,
+static void unw__record(const struct unwind_map *maps, size_t nmaps, const struct unw_state *st,
 			struct unwind_frame *f)
 {
+	uint64_t ip = st->ip;
 	const struct unwind_map *m = unw__find_map(maps, nmaps, ip);
 
 	memset(f, 0, sizeof(*f));
 	f->addr = ip;
+	f->exact = st->exact;
+	f->by_fp = st->by_fp;
 	f->map = m ? (int)(m - maps) : -1;
 	if (!m)
 		return;
@@ -203,21 +260,37 @@ static void unw__record(const struct unwind_map *maps, size_t nmaps, uint64_t ip
 	}
 }
 
+enum unwind_stop unwinder__walk_opts(const struct unwind_map *maps, size_t nmaps,
+				     const struct unwind_regs *regs,
+				     const struct unwind_stack *stack, const struct unwind_opts *o,
+				     struct unwind_frame *frames, size_t max, size_t *n)
+{
+	struct unw_state st = { .ip = regs->ip, .sp = regs->sp, .bp = regs->bp,
+				.bp_known = true, .exact = true };
+	enum unwind_stop why;
+	bool signal;
+
+	*n = 0;
+	for (;;) {
+		if (!st.ip)
+			return UNWIND_STOP_OUTERMOST;
+		if (*n == max)
+			return UNWIND_STOP_DEPTH;
+		unw__record(maps, nmaps, &st, &frames[(*n)++]);
+		why = unw__step(maps, nmaps, stack, o, &st, &signal);
+		/* The trampoline a handler returned into is named at its address, as the pc is exact. */
+		if (signal)
+			frames[*n - 1].exact = true;
+		if (why != UNWIND_STOP_MAX)
+			return why;
+	}
+}
+
 enum unwind_stop unwinder__walk(const struct unwind_map *maps, size_t nmaps,
 				const struct unwind_regs *regs, const struct unwind_stack *stack,
 				struct unwind_frame *frames, size_t max, size_t *n)
 {
-	struct unw_state st = { .ip = regs->ip, .sp = regs->sp, .bp = regs->bp,
-				.bp_known = true, .first = true };
-	enum unwind_stop why;
+	const struct unwind_opts o = { 0 };
 
-	*n = 0;
-	for (;;) {
-		if (*n == max)
-			return UNWIND_STOP_DEPTH;
-		unw__record(maps, nmaps, st.ip, &frames[(*n)++]);
-		why = unw__step(maps, nmaps, stack, &st);
-		if (why != UNWIND_STOP_MAX)
-			return why;
-	}
+	return unwinder__walk_opts(maps, nmaps, regs, stack, &o, frames, max, n);
 }

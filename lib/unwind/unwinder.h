@@ -3,6 +3,7 @@
 #ifndef ST_UNWIND_UNWINDER_H
 #define ST_UNWIND_UNWINDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,8 @@ struct unwind_stack {
 
 struct unwind_frame {
 	uint64_t addr;     /* the pc: ip for frame 0, the return address for the others */
+	bool exact;        /* @addr is an exact pc: frame 0, a signal trampoline, an interrupted pc */
+	bool by_fp;        /* found by frame pointer (unwind_opts.fp_fallback) */
 	int map;           /* index into the mappings, -1 when no mapping holds @addr */
 	uint64_t file_off; /* @addr as an offset in the mapped file */
 	const uint8_t *build_id; /* the table's ID (NULL without a table) */
@@ -46,7 +49,7 @@ enum unwind_stop {
 	UNWIND_STOP_STACK_DOWN,  /* CFA not above sp: the stack would not move up */
 	UNWIND_STOP_OUTSIDE,     /* a read outside the stack snapshot */
 	UNWIND_STOP_DEPTH,       /* the frame array is full */
-	UNWIND_STOP_UNSUPPORTED, /* the row's rule is UNSUPPORTED (e.g. a signal frame) */
+	UNWIND_STOP_UNSUPPORTED, /* the row's rule is UNSUPPORTED */
 	UNWIND_STOP_MAX,
 };
 
@@ -58,8 +61,14 @@ enum unwind_stop {
  */
 int unwind_map__set_table(struct unwind_map *m, const struct unwind_table *t);
 
+/* How a walk may go beyond the rows. */
+struct unwind_opts {
+	bool fp_fallback; /* a pc without a row: follow the frame pointer (--unwind=auto) */
+};
+
 /**
- * unwinder__walk() - unwind a stack copy.
+ * unwinder__walk() - unwind a stack copy by its rows alone: unwinder__walk_opts()
+ * with no options.
  * @maps: mappings sorted by start, not overlapping
  * @nmaps: their number
  * @regs: registers of the innermost frame
@@ -73,6 +82,16 @@ int unwind_map__set_table(struct unwind_map *m, const struct unwind_table *t);
 enum unwind_stop unwinder__walk(const struct unwind_map *maps, size_t nmaps,
 				const struct unwind_regs *regs, const struct unwind_stack *stack,
 				struct unwind_frame *frames, size_t max, size_t *n);
+
+/**
+ * unwinder__walk_opts() - unwinder__walk() with @o.
+ *
+ * Return: why the walk stopped (never fails otherwise).
+ */
+enum unwind_stop unwinder__walk_opts(const struct unwind_map *maps, size_t nmaps,
+				     const struct unwind_regs *regs,
+				     const struct unwind_stack *stack, const struct unwind_opts *o,
+				     struct unwind_frame *frames, size_t max, size_t *n);
 
 /** unwind_stop_name() - "outermost", "no-table", ... for summaries and tests. */
 const char *unwind_stop_name(enum unwind_stop why);

@@ -10,6 +10,8 @@ CHAIN=$W/chain_fp
 # frame pointers stop at libc's first frame (it has none).
 LIBC_START="__libc_start_call_main __libc_start_main _start"
 LIBC_START_FP=__libc_start_call_main
+# Where a frame-pointer walk ends in libc (no frame pointers there): the mark says why.
+FP_STOP="[unwind stopped: no unwind row and no valid frame pointer]"
 KSYSCALL="perf_syscall_enter syscall_trace_enter do_syscall_64 entry_SYSCALL_64_after_hwframe"
 
 # 1. uprobe at leaf: the exact user chain, exactly N times; the workload has
@@ -53,9 +55,10 @@ expect_eq snoop-n "$(wc -l < "$TMP/snoopn.out")" 5
 #    the unwind tables (the default) keep it.
 run_traced libcfp "$CHAIN" -l $N -- count --unwind=fp -U -p @PID@ t:syscalls:sys_enter_getppid
 expect_eq count-libc-wrapper-fp-incomplete "$(cat "$TMP/libcfp.out")" \
-	"$(stack_block getppid c b a main $LIBC_START_FP $N)"
+	"$(stack_block getppid c b a main $LIBC_START_FP "$FP_STOP" $N)"
 run_traced libc "$CHAIN" -l $N -- count -U -p @PID@ t:syscalls:sys_enter_getppid
 expect_eq count-libc-wrapper-tables "$(cat "$TMP/libc.out")" \
 	"$(stack_block getppid leaf c b a main $LIBC_START $N)"
 run_traced fp "$CHAIN" $N -- count --unwind=fp -U -p @PID@ "u:$CHAIN:leaf"
-expect_eq count-uprobe-fp "$(cat "$TMP/fp.out")" "$(stack_block leaf c b a main $LIBC_START_FP $N)"
+expect_eq count-uprobe-fp "$(cat "$TMP/fp.out")" \
+	"$(stack_block leaf c b a main $LIBC_START_FP "$FP_STOP" $N)"

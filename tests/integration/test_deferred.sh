@@ -40,7 +40,7 @@ stack_block cold4 cold3 cold2 cold1 cold_thread start_thread __GI___clone3 5 > "
 expect_file_eq cold-deferred-complete "$TMP/cold-deferred.out" "$TMP/want"
 run_wl cold-sync "$W/offcpu_fp" cold 5 -- count -U --user-stacks=sync -p @PID@ \
 	t:syscalls:sys_enter_getppid
-stack_block cold4 5 > "$TMP/want"
+stack_block cold4 "[unwind stopped: reading the stack failed]" 5 > "$TMP/want"
 expect_file_eq cold-sync-cut "$TMP/cold-sync.out" "$TMP/want"
 expect_eq cold-sync-counted "$(grep -c '5 user stacks stopped early: reading the stack failed' \
 	"$TMP/cold-sync.err")" 1

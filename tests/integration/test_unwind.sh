@@ -85,9 +85,21 @@ run_traced deep "$W/deep_nofp" 600 3 -- count -U --max-user-depth 1024 -p @PID@ 
 { printf '  bottom\n'; for ((i = 0; i < 600; i++)); do printf '  descend\n'; done
   printf '  %s\n' main $LIBC_START; printf '    3\n\n'; } > "$TMP/deep.want"
 expect_file_eq deep-600 "$TMP/deep.out" "$TMP/deep.want"
-run_traced deep127 "$W/deep_nofp" 600 3 -- count -U -p @PID@ "u:$W/deep_nofp:bottom"
-expect_eq deep-default-limit "$(grep -c '^  [^ ]' "$TMP/deep127.out") $(grep -o '[0-9]* user stacks truncated' "$TMP/deep127.err")" \
-	"127 3 user stacks truncated"
+# Cut at 100 frames: the stack ends in a [truncated] frame, counted once per event.
+run_traced deep100 "$W/deep_nofp" 600 3 -- count -U --max-user-depth 100 -p @PID@ "u:$W/deep_nofp:bottom"
+{ printf '  bottom\n'; for ((i = 0; i < 99; i++)); do printf '  descend\n'; done
+  printf '  [truncated]\n    3\n\n'; } > "$TMP/deep100.want"
+expect_file_eq deep-cut-100 "$TMP/deep100.out" "$TMP/deep100.want"
+expect_eq deep-cut-100-counted "$(grep 'truncated\|stopped early' "$TMP/deep100.err")" \
+	"stacktap: 3 user stacks truncated at the depth limit"
+run_traced deepdef "$W/deep_nofp" 600 3 -- count -U -p @PID@ "u:$W/deep_nofp:bottom"
+expect_eq deep-default-limit "$(grep -c '^  [^ []' "$TMP/deepdef.out") $(tail -3 "$TMP/deepdef.out" | head -1)" \
+	"512   [truncated]"
+# --unwind-check copies as much of the stack as the walk read: a 600-deep stack compares whole.
+run_traced deepcheck "$W/deep_nofp" 600 3 -- count -U --unwind-check --max-user-depth 1024 -p @PID@ \
+	"u:$W/deep_nofp:bottom"
+expect_eq deep-600-check "$(grep 'unwind check' "$TMP/deepcheck.err")" \
+	"stacktap: unwind check: 3 events compared, 0 differ"
 
 # A library without frame pointers, dlopen'ed after tracing began, then dlclose'd.
 run_traced dl "$W/dlchain" "$W/libdlchain.so" 5 -- count -U -p @PID@ "u:$W/dlchain:callback"

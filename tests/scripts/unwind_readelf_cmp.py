@@ -50,6 +50,8 @@ def expect(d):
     ra, cfa, rbp = d.get('ra', 'u'), d.get('CFA', '?'), d.get('rbp', 'u')
     if ra == 'u':
         return ('outermost', None)
+    if ra == 'exp' and cfa == 'exp':
+        return ('sigframe', None)
     if ra != 'c-8':
         return ('unsupported', None)
     if cfa == 'exp':
@@ -72,6 +74,10 @@ def matches(exp, cfa, rbp):
     kind, rbps = exp
     if kind == 'exp':
         return cfa in ('plt', 'unsupported')
+    if kind == 'sigframe':
+        # readelf does not show the 'S' augmentation here: a signal frame's
+        # expressions are our signal rule, any other such row unsupported.
+        return cfa in ('signal', 'unsupported')
     if rbps is None:
         return cfa == kind
     return cfa == kind and rbp in rbps

@@ -52,6 +52,8 @@ static void test_prefixes(void)
 	ok("tracepoint:irq:irq_handler_entry", PROBE_TRACEPOINT, "irq", "irq_handler_entry", NULL);
 	ok("u:c:malloc", PROBE_UPROBE, "c", "malloc", NULL);
 	ok("uprobe:/bin/bash:readline", PROBE_UPROBE, "/bin/bash", "readline", NULL);
+	ok("ur:c:read", PROBE_URETPROBE, "c", "read", NULL);
+	ok("uretprobe:/bin/bash:readline", PROBE_URETPROBE, "/bin/bash", "readline", NULL);
 	ok("usdt:/usr/bin/python3:python:function__entry", PROBE_USDT, "/usr/bin/python3", "python",
 	   "function__entry");
 	ok("U:libc:libc:setjmp", PROBE_USDT, "libc", "libc", "setjmp");
@@ -70,7 +72,7 @@ static void test_colon_paths(void)
 static void test_malformed(void)
 {
 	static const char want_types[] = "unknown probe type (want t:CAT:NAME, u:PATH:SYMBOL, "
-					 "usdt:PATH:PROVIDER:NAME or k:FUNCTION)";
+					 "ur:PATH:SYMBOL, usdt:PATH:PROVIDER:NAME or k:FUNCTION)";
 	char line[256];
 
 	snprintf(line, sizeof(line), "'x:y': %s", want_types);
@@ -85,6 +87,7 @@ static void test_malformed(void)
 	bad("t:syscalls:", "'t:syscalls:': malformed tracepoint spec (want t:CATEGORY:NAME)");
 	bad("u:c", "'u:c': malformed uprobe spec (want u:PATH_OR_LIB:SYMBOL)");
 	bad("u::malloc", "'u::malloc': malformed uprobe spec (want u:PATH_OR_LIB:SYMBOL)");
+	bad("ur:c", "'ur:c': malformed uretprobe spec (want ur:PATH_OR_LIB:SYMBOL)");
 	bad("usdt:/bin/x:prov", "'usdt:/bin/x:prov': malformed usdt spec (want "
 				"usdt:PATH:PROVIDER:NAME)");
 	bad("k:", "'k:': malformed kernel function spec (want k:FUNCTION)");

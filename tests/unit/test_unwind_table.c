@@ -309,6 +309,47 @@ static void check_cache(void)
 	unwind_cache__free(c);
 }
 
+/*
+ * libc's __restore_rt: its FDE's CIE says 'S' and its rules are the
+ * rt_sigframe's, so it is the one SIGNAL row; the FDE starts a byte before
+ * the trampoline (mov $15,%rax; syscall), for unwinders that look up pc - 1.
+ */
+static void check_libc_signal(void)
+{
+	static const unsigned char sigreturn[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05 };
+	const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	struct unwind_table *t = unwind_table__build(libc);
+	unsigned char code[sizeof(sigreturn)];
+	size_t i, nsig = 0, nseg = 0;
+	uint64_t vaddr = 0;
+	FILE *f;
+
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	for (i = 0; i < t->rows.n; i++)
+		if (t->rows.rows[i].cfa == UNWIND_CFA_SIGNAL) {
+			nsig++;
+			vaddr = t->base + t->rows.rows[i].pc;
+		}
+	CHECK_EQ_U64(nsig, 1);
+	for (i = 0; i < t->nsegs; i++) {
+		const struct unwind_seg *g = &t->segs[i];
+
+		if (!g->exec || vaddr < g->vaddr || vaddr - g->vaddr >= g->filesz)
+			continue;
+		nseg++;
+		f = fopen(libc, "rb");
+		CHECK(f && !fseek(f, (long)(vaddr - g->vaddr + g->offset + 1), SEEK_SET) &&
+		      fread(code, 1, sizeof(code), f) == sizeof(code));
+		CHECK(!memcmp(code, sigreturn, sizeof(code)));
+		if (f)
+			fclose(f);
+	}
+	CHECK_EQ_U64(nseg, 1);
+	unwind_table__free(t);
+}
+
 int main(void)
 {
 	const char *o = getenv("O") ? getenv("O") : "build";
@@ -328,5 +369,6 @@ int main(void)
 	check_errors();
 	check_failure_kept();
 	check_cache();
+	check_libc_signal();
 	return CHECK_DONE();
 }

@@ -20,6 +20,8 @@ static struct unwind_row rows[] = {
 	{ .pc = 0x70, .cfa = UNWIND_CFA_RSP, .cfa_off = 0 },
 	{ .pc = 0x80, .cfa = UNWIND_CFA_RSP, .cfa_off = 8, .rbp = UNWIND_RBP_UNDEFINED },
 	{ .pc = 0x90, .cfa = UNWIND_CFA_NONE },
+	{ .pc = 0xa0, .cfa = UNWIND_CFA_SIGNAL }, /* a sigreturn trampoline */
+	{ .pc = 0xb0, .cfa = UNWIND_CFA_NONE },
 };
 
 static struct unwind_seg seg = { .vaddr = 0x1000, .offset = 0, .filesz = 0x1000, .exec = true };
@@ -32,16 +34,73 @@ static struct unwind_table table = {
 #define M 0x400000ULL
 #define STACK_BASE 0x7000ULL
 
-static uint64_t stack[16];
+static uint64_t stack[64];
 static struct unwind_map map = { .start = M, .end = M + 0x1000, .pgoff = 0, .path = "synthetic" };
+
+static enum unwind_stop walk_opts(uint64_t ip, uint64_t sp, uint64_t bp, bool fp, size_t max,
+				  size_t *n, struct unwind_frame *frames)
+{
+	struct unwind_regs regs = { ip, sp, bp };
+	struct unwind_stack st = { STACK_BASE, (const uint8_t *)stack, sizeof(stack) };
+	struct unwind_opts o = { .fp_fallback = fp };
+
+	return unwinder__walk_opts(&map, 1, &regs, &st, &o, frames, max, n);
+}
 
 static enum unwind_stop walk(uint64_t ip, uint64_t sp, uint64_t bp, size_t max, size_t *n,
 			     struct unwind_frame *frames)
 {
-	struct unwind_regs regs = { ip, sp, bp };
-	struct unwind_stack st = { STACK_BASE, (const uint8_t *)stack, sizeof(stack) };
+	return walk_opts(ip, sp, bp, false, max, n, frames);
+}
 
-	return unwinder__walk(&map, 1, &regs, &st, frames, max, n);
+/*
+ * A handler (rsp+8 rule) returned into the trampoline: its sp is the
+ * ucontext, whose uc_mcontext holds the interrupted rip, rsp and rbp. The
+ * interrupted pc 0x10 is exact: its own row (rsp+16) applies, not 0x0f's.
+ */
+static void check_signal(void)
+{
+	struct unwind_frame frames[8];
+	uint64_t uc = STACK_BASE + 8, isp = STACK_BASE + 0x100;
+	size_t n;
+
+	memset(stack, 0, sizeof(stack));
+	stack[0] = M + 0xa1;
+	stack[(uc - STACK_BASE + UNWIND_SIG_RIP) / 8] = M + 0x10;
+	stack[(uc - STACK_BASE + UNWIND_SIG_RSP) / 8] = isp;
+	stack[(uc - STACK_BASE + UNWIND_SIG_RBP) / 8] = 0x5555;
+	stack[(isp - STACK_BASE) / 8 + 1] = M + 0x35;
+	CHECK_STR(unwind_stop_name(walk(M + 0x05, STACK_BASE, 0, 8, &n, frames)), "outermost");
+	CHECK_EQ_U64(n, 4);
+	CHECK(frames[1].addr == M + 0xa1 && frames[1].exact);
+	CHECK(frames[2].addr == M + 0x10 && frames[2].exact);
+	CHECK(frames[3].addr == M + 0x35 && !frames[3].exact);
+	/* An interrupted sp below the signal frame is no caller. */
+	stack[(uc - STACK_BASE + UNWIND_SIG_RSP) / 8] = STACK_BASE;
+	CHECK_STR(unwind_stop_name(walk(M + 0x05, STACK_BASE, 0, 8, &n, frames)), "stack-down");
+}
+
+/* Auto mode: a pc without a row follows its frame pointer; rbp 0 ends the stack. */
+static void check_fp_fallback(void)
+{
+	struct unwind_frame frames[8];
+	size_t n;
+
+	memset(stack, 0, sizeof(stack));
+	stack[4] = 0;        /* saved rbp at 0x7020 */
+	stack[5] = M + 0x35; /* RA at 0x7028 */
+	CHECK_STR(unwind_stop_name(walk_opts(M + 0x55, STACK_BASE, STACK_BASE + 0x20, true, 8, &n,
+					     frames)), "outermost");
+	CHECK(n == 2 && frames[1].addr == M + 0x35 && frames[1].by_fp);
+	CHECK_STR(unwind_stop_name(walk_opts(M + 0x55, STACK_BASE, 0, true, 8, &n, frames)),
+		  "outermost");
+	CHECK_EQ_U64(n, 1);
+	/* Without the option the same pc has no rule. */
+	CHECK_STR(unwind_stop_name(walk(M + 0x55, STACK_BASE, STACK_BASE + 0x20, 8, &n, frames)),
+		  "no-table");
+	/* A frame pointer below sp is no frame. */
+	CHECK_STR(unwind_stop_name(walk_opts(M + 0x55, STACK_BASE + 0x40, STACK_BASE + 0x20, true, 8,
+					     &n, frames)), "stack-down");
 }
 
 static void check_one(const char *what, uint64_t ip, uint64_t sp, uint64_t bp,
@@ -124,5 +183,8 @@ int main(void)
 	stack[1] = M + 0x45;
 	check_one("plt-early", M + 0x6a, STACK_BASE, 0, UNWIND_STOP_OUTERMOST, 2);
 	check_one("plt-late", M + 0x6b, STACK_BASE, 0, UNWIND_STOP_UNSUPPORTED, 2);
+
+	check_signal();
+	check_fp_fallback();
 	return CHECK_DONE();
 }

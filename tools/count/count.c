@@ -2,7 +2,7 @@
 /*
  * stacktap count: frequency-count the distinct kernel+user stacks of events,
  * like bcc's stackcount. Records are deduplicated exactly on their raw
- * addresses as they arrive (lib/report/raw_stacks.c); symbolization happens
+ * addresses as they arrive (lib/pipeline/raw_stacks.c); symbolization happens
  * once per distinct stack, at print time, and stacks whose names are
  * identical are merged then.
  */
@@ -34,6 +34,7 @@ static const char doc[] =
 	"PROBE is one of:\n"
 	"  t:CATEGORY:NAME          tracepoint, '*' wildcards allowed\n"
 	"  u:PATH_OR_LIB:SYMBOL     uprobe; 'c' or 'libc' is the target's libc\n"
+	"  ur:PATH_OR_LIB:SYMBOL    uretprobe: the function's return, stack of its caller\n"
 	"  usdt:PATH:PROVIDER:NAME  USDT probe\n"
 	"  k:FUNCTION               kernel function (fentry, else kprobe)\n"
 	"\nWith -P the stacks of each process are counted apart: text output shows a\n"
@@ -43,6 +44,7 @@ static const char doc[] =
 	"\nEXAMPLES:\n"
 	"  stacktap count t:syscalls:sys_enter_getppid   # who calls getppid()\n"
 	"  stacktap count -p 185 -D 5 u:c:malloc         # malloc in PID 185 for 5 s\n"
+	"  stacktap count -p 185 ur:c:read               # who read() returned to\n"
 	"  stacktap count -d -P 't:sched:sched_process_*'   # per process, with --\n"
 	"  stacktap count -f -a t:block:block_rq_issue > out.folded   # flame graph\n"
 	"  stacktap count --format flamegraph -o fg.html u:c:malloc   # as HTML\n"

@@ -27,6 +27,14 @@ int st_uprobe(struct pt_regs *ctx)
 	return st_capture(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
 }
 
+/* At a function's return: its caller's frame is the innermost; the walker puts back the
+ * return addresses the uretprobe trampoline stands in for. */
+SEC("uretprobe")
+int st_uretprobe(struct pt_regs *ctx)
+{
+	return st_capture(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
+}
+
 SEC("usdt")
 int st_usdt(struct pt_regs *ctx)
 {

@@ -96,13 +96,14 @@ int events_run__check(const struct events_run *r, char *err, size_t errlen)
 /* Loads only the probe programs some spec needs: each carries the whole walker to verify. */
 static void events__autoload(struct events_run *r)
 {
-	bool used[4] = {};
+	bool used[PROBE_KIND_MAX] = {};
 	size_t i;
 
 	for (i = 0; i < r->nspecs; i++)
 		used[r->specs[i].kind] = true;
 	bpf_program__set_autoload(r->skel->progs.st_tracepoint, used[PROBE_TRACEPOINT]);
 	bpf_program__set_autoload(r->skel->progs.st_uprobe, used[PROBE_UPROBE]);
+	bpf_program__set_autoload(r->skel->progs.st_uretprobe, used[PROBE_URETPROBE]);
 	bpf_program__set_autoload(r->skel->progs.st_usdt, used[PROBE_USDT]);
 	bpf_program__set_autoload(r->skel->progs.st_kprobe, used[PROBE_KFUNC]);
 }
@@ -144,6 +145,7 @@ int events_run__start(struct events_run *r, const struct session_opts *so)
 	progs = (struct probe_progs){
 		.tracepoint = r->skel->progs.st_tracepoint,
 		.uprobe = r->skel->progs.st_uprobe,
+		.uretprobe = r->skel->progs.st_uretprobe,
 		.usdt = r->skel->progs.st_usdt,
 		.kprobe = r->skel->progs.st_kprobe,
 	};

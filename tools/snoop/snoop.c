@@ -34,11 +34,12 @@ struct snoop {
 
 static const char doc[] =
 	"Print every event with its kernel and user stack.\v"
-	"PROBE is t:CATEGORY:NAME, u:PATH_OR_LIB:SYMBOL, usdt:PATH:PROVIDER:NAME or k:FUNCTION\n"
-	"(see 'stacktap count --help').\n"
+	"PROBE is t:CATEGORY:NAME, u:PATH_OR_LIB:SYMBOL, ur:PATH_OR_LIB:SYMBOL,\n"
+	"usdt:PATH:PROVIDER:NAME or k:FUNCTION (see 'stacktap count --help').\n"
 	"\nEXAMPLES:\n"
 	"  stacktap snoop t:syscalls:sys_enter_openat        # every openat()\n"
 	"  stacktap snoop -p 185 -n 10 u:c:malloc            # 10 mallocs of PID 185\n"
+	"  stacktap snoop -p 185 ur:c:getaddrinfo            # each return\n"
 	"  stacktap snoop --json t:sched:sched_process_exec  # JSON, one per line\n"
 	"  stacktap snoop --format perf-script -n 9 u:c:malloc > m.perf   # as perf\n"
 	"  stacktap snoop --format ctf -o trace -n 9 u:c:malloc  # for babeltrace2\n";
@@ -138,7 +139,7 @@ static int snoop_on_event(void *ctx, const struct st_event *ev, const uint64_t *
 	if (!s->t0)
 		s->t0 = ev->ts;
 	s->err = event_frames__build(&ef, s->run.st.sym, ev->pid, ev->ts, ips, ev->kdepth, ev->udepth,
-				     ev->udepth ? NULL : joiner_lost_frame(ev->flags));
+				     joiner_lost_frame(ev->flags), ev->ustop);
 	if (s->err)
 		return 1;
 	s->err = snoop_print(s, ev, &ef);

@@ -23,9 +23,9 @@ static const char ut_doc[] =
 	"function takes its rows from the first of these that describes it.\n"
 	"\v"
 	"Rows are printed with link-time addresses (base + pc). Columns: vaddr, the CFA\n"
-	"rule (rsp+N, rbp+N, plt, outermost, unsupported, none), where the caller's\n"
-	"rbp is (same, undef, c+N = saved at CFA+N) and the source of the row. The\n"
-	"return address is at CFA-8.\n"
+	"rule (rsp+N, rbp+N, plt, signal, outermost, unsupported, none), where the\n"
+	"caller's rbp is (same, undef, c+N = saved at CFA+N) and the source of the\n"
+	"row. The return address is at CFA-8.\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    stacktap unwind-table /usr/lib/x86_64-linux-gnu/libc.so.6\n"
@@ -75,12 +75,13 @@ static const char *ut_cfa(const struct unwind_row *r, char *buf, size_t len)
 	static const char *const names[] = { [UNWIND_CFA_PLT] = "plt",
 					     [UNWIND_CFA_OUTERMOST] = "outermost",
 					     [UNWIND_CFA_UNSUPPORTED] = "unsupported",
-					     [UNWIND_CFA_NONE] = "none" };
+					     [UNWIND_CFA_NONE] = "none",
+					     [UNWIND_CFA_SIGNAL] = "signal" };
 
 	if (r->cfa == UNWIND_CFA_RSP || r->cfa == UNWIND_CFA_RBP)
 		snprintf(buf, len, "%s%+d", r->cfa == UNWIND_CFA_RSP ? "rsp" : "rbp", r->cfa_off);
 	else
-		snprintf(buf, len, "%s", r->cfa < 6 ? names[r->cfa] : "?");
+		snprintf(buf, len, "%s", r->cfa < sizeof(names) / sizeof(names[0]) ? names[r->cfa] : "?");
 	return buf;
 }
 

@@ -1,0 +1,772 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * THE user-stack walker: one walk for the synchronous capture at the event,
+ * the deferred walk on return to user space and the faultable one, in every
+ * unwind mode. Memory is read by the variant the context allows:
+ * bpf_probe_read_user() at the event (no faults), bpf_copy_from_user() in a
+ * sleepable context (the deferred task_work callback), which faults pages in.
+ *
+ * A walk is a loop of steps, one bpf_loop() iteration per frame. Each step
+ * stores the frame at ip, then finds the caller's ip, sp and bp by one rule:
+ *
+ *   row      the unwind row covering the pc (.sframe / .eh_frame / .debug_frame,
+ *            built by lib/unwind/, loaded by lib/unwind/bpf_tables.c):
+ *            CFA = rsp/rbp + offset (or the PLT formula), RA at CFA - 8, the
+ *            caller's rbp saved at CFA + off or left alone;
+ *   signal   the row of a sigreturn trampoline (UNWIND_CFA_SIGNAL, from an FDE
+ *            whose CIE says 'S'), or, where no row covers the pc, a trampoline
+ *            recognised by its code (mov $15,%rax; syscall; not in fp mode:
+ *            reading code costs as much as a frame), or frame 0 inside the
+ *            rt_sigreturn call: sp points at the ucontext of the rt_sigframe
+ *            and the interrupted rip, rsp and rbp are read from it. The
+ *            interrupted pc is exact (ST_FRAME_EXACT);
+ *   fp       frame pointers, one more row (CFA = rbp + 16, RA at CFA - 8, the
+ *            caller's rbp at CFA - 16), as the kernel's unwind_user has it:
+ *            every pc in fp mode, pcs without a row in auto mode;
+ *   entry    frame 0 on a uprobe at a function's first instruction (push %rbp
+ *            or endbr64, as the kernel checks it): the frame is not built
+ *            yet, RA at [sp] (CFA = sp + 8), rbp unchanged.
+ * pc is looked up as is for frame 0 and exact frames, as pc - 1 for return
+ * addresses (a call may be a function's last instruction) and for frame 0
+ * in a system call (so may a syscall be). A return address no row covers
+ * that points at glibc's __start_context ends a makecontext() coroutine's
+ * stack: its outermost frame, as _start is a process's.
+ *
+ * The code below is careful about what the verifier can prove and what it
+ * costs per frame: one bpf_loop() iteration, the walk's numbers in map
+ * memory, no per-frame counter updates.
+ *
+ * Every step is validated the way the kernel's own unwinder does it: the
+ * CFA is 8-aligned and above sp, so the walk moves up the stack. The one
+ * exception is a move to another stack: Go switching between a goroutine's
+ * stack and the system stack, a handler on a sigaltstack returning to the
+ * interrupted stack, a coroutine. A step whose CFA is not above sp, or lies
+ * outside the stack the walk is known to be on, is a switch when the CFA
+ * lies in another writable, non-executable mapping of the task (found with
+ * bpf_find_vma(), only then) and, for a return address read there, the
+ * return address lies in executable memory. The walk remembers each stack
+ * it left and how far up it was: it never comes back to a stack below that
+ * point (no loops), and switches at most ST_USTACK_SWITCHES times.
+ *
+ * Where a walk ends says whether the stack is whole: ST_USTOP_OUTERMOST
+ * (RA undefined in the row, RA 0, frame pointer 0: _start, clone3's child,
+ * runtime.goexit) is a complete stack; ST_USTOP_DEPTH means more frames
+ * follow; any other reason is a walk that stopped early.
+ *
+ * Return probes: a pending uretprobe replaced its function's return address
+ * on the stack with the [uprobes] trampoline. The kernel keeps the real
+ * ones in current->utask->return_instances, newest (innermost) first; the
+ * walk puts them back in order as it meets the trampoline, so the caller
+ * shows and the walk goes on through it.
+ */
+#ifndef ST_USTACK_BPF_H
+#define ST_USTACK_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#include "bpf/record.h"
+#include "bpf/unwind_maps.h"
+#include "bpf/unwind_row.h"
+
+/*
+ * Moves to another stack one walk may make. Go with cgo needs one (system
+ * stack to goroutine stack), a handler on a sigaltstack one more, a Go
+ * signal handler on its gsignal stack one more; beyond that it is a loop or
+ * garbage.
+ */
+#ifndef ST_USTACK_SWITCHES
+#define ST_USTACK_SWITCHES 4
+#endif
+
+#define ST_VM_WRITE 0x2 /* include/linux/mm.h VM_WRITE */
+#define ST_VM_EXEC 0x4  /* VM_EXEC */
+
+/* The x86-64 sigreturn trampoline: mov $15,%rax; syscall (glibc, musl) or mov $15,%eax; syscall. */
+#define ST_SIGRETURN_RAX 0x0f0000000fc0c748ull
+#define ST_SIGRETURN_EAX 0x050f0000000fb8ull
+#define ST_SIGRETURN_EAX_MASK 0xffffffffffffffull
+#define ST_NR_RT_SIGRETURN 15 /* x86-64 __NR_rt_sigreturn: what the trampoline calls */
+/* glibc's __start_context: mov %rbx,%rsp; mov (%rsp),%rdi; 48 (of test %rdi,%rdi). */
+#define ST_START_CONTEXT 0x48243c8b48dc8948ull
+
+/* Sized by user space before load (--unwind-rows); mmapped to load rows. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1 << 21);
+	__type(key, __u32);
+	__type(value, struct unwind_row);
+} st_urows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct st_uproc);
+} st_uprocs SEC(".maps");
+
+/* Per-CPU counters: why walks stopped (enum st_ustop), then enum st_ustat_extra. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ST_USTAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} st_ustats SEC(".maps");
+
+/* A stack the walk left: the mapping that holds it, and how far up the walk had come in it. */
+struct st_ustack_left {
+	__u64 lo;
+	__u64 sp;
+};
+
+/*
+ * The walk's numbers live in map memory, not on the stack: the verifier
+ * tracks stack scalars exactly, so a frame counter there differs in every
+ * bpf_loop() iteration, the callback's states never converge and the
+ * program hits the million-instruction limit. Map memory is opaque to it.
+ * Walks at the event use the per-CPU slot; a faultable walk, which may sleep
+ * while another task's walk runs on the same CPU, brings its own (in the
+ * deferred walk's ring-buffer record).
+ */
+struct st_uwalk_state {
+	__u64 ip, sp, bp;
+	__u64 mark;    /* ST_FRAME_* of the frame at ip */
+	__u32 n, max;  /* frames stored, limit */
+	__u32 mode;    /* enum st_unwind_mode */
+	__u32 stop;    /* enum st_ustop */
+	__u32 unknown; /* the process, or a pc's mapping, is not loaded yet */
+	__u32 lo, hi;  /* binary search bounds, kept here for the verifier's sake */
+	/*
+	 * The last mapping and row found: deep stacks (recursion, one library's
+	 * internals) hit the same ones frame after frame, and a hit skips both
+	 * binary searches. Valid for this walk only (reset at its start).
+	 */
+	__u32 map_ix;         /* last mapping + 1; 0 = none */
+	__u32 row_key;        /* st_urows key of the last row */
+	__u32 nleft;          /* stacks left so far (entries of left[]) */
+	__u64 row_lo, row_hi; /* process addresses the last row covers: [lo, hi) */
+	/* The mapping of the stack the walk is on, once a switch made it known ([0, 0): not yet). */
+	__u64 stack_lo, stack_hi;
+	struct st_ustack_left left[ST_USTACK_SWITCHES];
+	__u64 tramp; /* the uretprobe trampoline's address; 0: no uretprobe pending */
+	__u64 ri;    /* the next pending struct return_instance (kernel pointer) */
+	__u32 frame0;     /* enum st_frame0: how frame 0 is unwound (NONE once it is) */
+	__u32 pc_off;     /* 1: ip is a return address, looked up at ip - 1; 0: an exact pc */
+	__u32 switched;   /* this step moved to another stack: its RA must be code */
+	__u32 bp_unknown; /* a row left the caller's rbp undefined: bp is no frame pointer */
+	__u32 fp_frames;  /* frames found by frame pointer (counted once per walk) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct st_uwalk_state);
+} st_uwalk_states SEC(".maps");
+
+/* How frame 0 is looked up and unwound. */
+enum st_frame0 {
+	ST_FRAME0_NONE,      /* nothing special (and every frame after the first) */
+	ST_FRAME0_SYSCALL,   /* in a system call: pc is the instruction after it, looked up at pc - 1
+			      * (a syscall may be a function's last instruction) */
+	ST_FRAME0_SIGRETURN, /* in rt_sigreturn: the trampoline, sp at the ucontext */
+	ST_FRAME0_ENTRY,     /* a uprobe at a function's first instruction: RA at [sp] */
+};
+
+/*
+ * On the stack: the pointers bpf_loop()'s context must carry, and the mode:
+ * a constant there (callers pass st_cfg.unwind, read-only data), so the
+ * verifier drops the rules a mode never uses instead of checking them all.
+ */
+struct st_uwalk {
+	struct st_uwalk_state *st;
+	__u64 *out;            /* the first user slot of the record's ips[] */
+	struct st_uproc *proc; /* NULL: process unknown (or fp mode) */
+	__u32 mode;            /* enum st_unwind_mode */
+};
+
+static __always_inline void st_ustat_add(__u32 which, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&st_ustats, &which);
+
+	if (v && n)
+		__sync_fetch_and_add(v, n);
+}
+
+static __always_inline void st_ustat_inc(__u32 which)
+{
+	st_ustat_add(which, 1);
+}
+
+/* Reads user memory: with faults (sleepable callers only) or without. */
+static __always_inline long st_uread(void *dst, __u32 size, __u64 addr, bool faultable)
+{
+	if (faultable)
+		return bpf_copy_from_user(dst, size, (const void *)addr);
+	return bpf_probe_read_user(dst, size, (const void *)addr);
+}
+
+static __always_inline int st_ustop(struct st_uwalk_state *st, __u32 why)
+{
+	st->stop = why;
+	return 1;
+}
+
+/*
+ * The binary searches are open-coded but keep lo/hi in the walk's map value
+ * (read and written through volatile): in registers the verifier would
+ * follow every lo/hi combination of every step and give up at a million
+ * instructions; from map memory each step looks alike to it. This is ~10x
+ * cheaper per step than a bpf_loop() callback.
+ */
+#define ST_VOL(x) (*(volatile __typeof__(x) *)&(x))
+
+/* The binary search behind st_find_map(): a call of its own, to keep the step's frame small. */
+static __noinline struct st_umap *st_search_map(struct st_uwalk_state *st, struct st_uproc *p,
+						__u64 pc)
+{
+	struct st_umap *m;
+	__u32 i, mid, n = p->n;
+
+	ST_VOL(st->lo) = 0;
+	ST_VOL(st->hi) = n > ST_UNW_MAX_MAPS ? ST_UNW_MAX_MAPS : n;
+	for (i = 0; i < ST_UNW_MAP_STEPS; i++) {
+		__u32 lo = ST_VOL(st->lo), hi = ST_VOL(st->hi);
+
+		if (lo >= hi)
+			break;
+		mid = lo + (hi - lo) / 2;
+		if (p->maps[mid & (ST_UNW_MAX_MAPS - 1)].start <= pc)
+			ST_VOL(st->lo) = mid + 1;
+		else
+			ST_VOL(st->hi) = mid;
+	}
+	mid = ST_VOL(st->lo);
+	if (!mid)
+		return NULL;
+	m = &p->maps[(mid - 1) & (ST_UNW_MAX_MAPS - 1)];
+	if (pc >= m->end)
+		return NULL;
+	ST_VOL(st->map_ix) = mid;
+	return m;
+}
+
+static __always_inline struct st_umap *st_find_map(struct st_uwalk_state *st,
+						   struct st_uproc *p, __u64 pc)
+{
+	struct st_umap *m;
+	__u32 mid = ST_VOL(st->map_ix);
+
+	if (mid) {
+		m = &p->maps[(mid - 1) & (ST_UNW_MAX_MAPS - 1)];
+		if (m->start <= pc && pc < m->end)
+			return m;
+	}
+	return st_search_map(st, p, pc);
+}
+
+/* The binary search behind st_find_row(), a call of its own as st_search_map(). */
+static __noinline struct unwind_row *st_search_row(struct st_uwalk_state *st,
+						   const struct st_umap *m, __u64 pc)
+{
+	__u64 rpc = pc - m->bias;
+	struct unwind_row *row, *next;
+	__u32 i, key;
+
+	if (pc < m->bias || rpc > 0xffffffffull)
+		return NULL;
+	ST_VOL(st->lo) = 0;
+	ST_VOL(st->hi) = m->nrows;
+	for (i = 0; i < ST_UNW_ROW_STEPS; i++) {
+		__u32 lo = ST_VOL(st->lo), hi = ST_VOL(st->hi), mid;
+
+		if (lo >= hi)
+			break;
+		mid = lo + (hi - lo) / 2;
+		key = m->first_row + mid;
+		row = bpf_map_lookup_elem(&st_urows, &key);
+		if (!row)
+			return NULL;
+		if (row->pc <= rpc)
+			ST_VOL(st->lo) = mid + 1;
+		else
+			ST_VOL(st->hi) = mid;
+	}
+	i = ST_VOL(st->lo);
+	if (!i)
+		return NULL;
+	key = m->first_row + i - 1;
+	row = bpf_map_lookup_elem(&st_urows, &key);
+	if (!row)
+		return NULL;
+	/* Remember the range this row covers: up to the next row, or the mapping's end. */
+	ST_VOL(st->row_key) = key;
+	ST_VOL(st->row_lo) = row->pc + m->bias;
+	key++;
+	next = i < m->nrows ? bpf_map_lookup_elem(&st_urows, &key) : NULL;
+	ST_VOL(st->row_hi) = next ? next->pc + m->bias : m->end;
+	return row;
+}
+
+static __always_inline struct unwind_row *st_find_row(struct st_uwalk_state *st,
+						      const struct st_umap *m, __u64 pc)
+{
+	__u32 key;
+
+	if (pc >= ST_VOL(st->row_lo) && pc < ST_VOL(st->row_hi)) {
+		key = ST_VOL(st->row_key);
+		return bpf_map_lookup_elem(&st_urows, &key);
+	}
+	return st_search_row(st, m, pc);
+}
+
+/* What bpf_find_vma() tells about one address. */
+struct st_vma {
+	__u64 start, end, flags;
+};
+
+static long st_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
+{
+	struct st_vma *v = ctx;
+
+	v->start = vma->vm_start;
+	v->end = vma->vm_end;
+	v->flags = vma->vm_flags;
+	return 0;
+}
+
+/* Return: true when @addr lies in a mapping of the current task, described in @v. */
+static __always_inline bool st_vma_of(__u64 addr, struct st_vma *v)
+{
+	v->start = v->end = v->flags = 0;
+	return !bpf_find_vma(bpf_get_current_task_btf(), addr, st_vma_cb, v, 0) && v->end;
+}
+
+/*
+ * The next frame's CFA @cfa is not above sp, or lies outside the stack the
+ * walk is on: a move to another stack, if @cfa lies on one the walk may go
+ * to. Return: 0 when the walk may go on there, 1 when it stopped (@why, or
+ * ST_USTOP_BAD_SWITCH).
+ */
+__noinline int st_switch(struct st_uwalk_state *st, __u64 cfa, __u32 why)
+{
+	struct st_vma v;
+	__u32 i, k;
+
+	if (!st)
+		return 1;
+	if (!st->stack_hi) {
+		if (!st_vma_of(st->sp, &v))
+			return st_ustop(st, why);
+		st->stack_lo = v.start;
+		st->stack_hi = v.end;
+	}
+	if (cfa >= st->stack_lo && cfa < st->stack_hi)
+		return st_ustop(st, why); /* the same stack, downwards */
+	if (!st_vma_of(cfa, &v) || !(v.flags & ST_VM_WRITE) || (v.flags & ST_VM_EXEC))
+		return st_ustop(st, why); /* no stack there: a broken chain, not a switch */
+	if (st->nleft >= ST_USTACK_SWITCHES)
+		return st_ustop(st, ST_USTOP_BAD_SWITCH);
+	for (i = 0; i < ST_USTACK_SWITCHES; i++)
+		if (i < st->nleft && st->left[i].lo == v.start && cfa <= st->left[i].sp)
+			return st_ustop(st, ST_USTOP_BAD_SWITCH); /* back down a stack left: a loop */
+	k = st->nleft;
+	if (k < ST_USTACK_SWITCHES) {
+		st->left[k].lo = st->stack_lo;
+		st->left[k].sp = st->sp;
+	}
+	st->nleft = k + 1;
+	st->stack_lo = v.start;
+	st->stack_hi = v.end;
+	st->switched = 1;
+	st_ustat_inc(ST_USTAT_SWITCHES);
+	return 0;
+}
+
+/*
+ * May the walk go from sp to a frame whose CFA is @cfa? Up the same stack,
+ * or to another stack (st_switch()). Return: 0 yes, 1 stopped with @why.
+ */
+static __always_inline int st_up(struct st_uwalk_state *st, __u64 cfa, __u32 why)
+{
+	st->switched = 0;
+	if (cfa & 7)
+		return st_ustop(st, why);
+	if (st->stack_hi ? cfa < st->stack_lo || cfa >= st->stack_hi : cfa <= st->sp)
+		return st_switch(st, cfa, why);
+	if (cfa <= st->sp)
+		return st_ustop(st, why);
+	return 0;
+}
+
+/* A return address read on a stack just switched to must be code, or the switch was garbage. */
+__noinline bool st_ra_is_code(__u64 ra)
+{
+	struct st_vma v;
+
+	return st_vma_of(ra, &v) && (v.flags & ST_VM_EXEC);
+}
+
+/*
+ * @ra is the uretprobe trampoline: the real return address is the next
+ * pending return instance's. A probed function that tail-called another
+ * probed one left two instances on one stack slot ("chained"): both are used
+ * up here.
+ */
+__noinline __u64 st_uretprobe_ra(struct st_uwalk_state *st, __u64 ra)
+{
+	struct return_instance *ri;
+	__u64 real;
+
+	if (!st)
+		return ra;
+	ri = (struct return_instance *)st->ri;
+	if (ra != st->tramp || !ri)
+		return ra;
+	real = BPF_CORE_READ(ri, orig_ret_vaddr);
+	if (BPF_CORE_READ(ri, chained))
+		ri = BPF_CORE_READ(ri, next);
+	if (ri && BPF_CORE_READ(ri, chained))
+		ri = BPF_CORE_READ(ri, next);
+	st->ri = ri ? (__u64)BPF_CORE_READ(ri, next) : 0;
+	st_ustat_inc(ST_USTAT_URETPROBE);
+	return real;
+}
+
+/* The caller's frame is found: ip @ra (read at @cfa - 8), sp @cfa, rbp @bp. */
+static __always_inline int st_to_caller(struct st_uwalk_state *st, __u64 cfa, __u64 ra, __u64 bp,
+					bool bp_unknown, __u64 mark)
+{
+	if (st->tramp && ra == st->tramp)
+		ra = st_uretprobe_ra(st, ra);
+	if (st->switched && ra && !st_ra_is_code(ra))
+		return st_ustop(st, ST_USTOP_BAD_RA);
+	st->sp = cfa;
+	st->bp = bp;
+	st->bp_unknown = bp_unknown;
+	st->ip = ra;
+	st->mark = mark;
+	st->pc_off = 1;
+	return 0;
+}
+
+/*
+ * The rules below read user memory into @buf, two words the step owns: the
+ * step's stack frame must stay under 64 bytes, or the verifier moves it to
+ * a per-CPU private stack, where every read costs a hardened-usercopy heap
+ * check (~20 ns a read, measured).
+ */
+
+/* The row rule: CFA from rsp/rbp, RA at CFA - 8, rbp per the row. */
+static __always_inline int st_row_step(struct st_uwalk_state *st, const struct unwind_row *row,
+				       __u64 *buf, bool faultable)
+{
+	bool bp_unknown = st->bp_unknown;
+	__u64 cfa;
+
+	switch (row->cfa) {
+	case UNWIND_CFA_RSP: cfa = st->sp + row->cfa_off; break;
+	case UNWIND_CFA_RBP:
+		if (st->bp_unknown)
+			return st_ustop(st, ST_USTOP_BAD_CFA);
+		cfa = st->bp + row->cfa_off;
+		break;
+	case UNWIND_CFA_PLT: cfa = st->sp + 8 + ((st->ip & 15) >= 11 ? 8 : 0); break;
+	case UNWIND_CFA_OUTERMOST: return st_ustop(st, ST_USTOP_OUTERMOST);
+	default: return st_ustop(st, ST_USTOP_UNSUPPORTED);
+	}
+	if (st_up(st, cfa, ST_USTOP_BAD_CFA))
+		return 1;
+	if (st_uread(&buf[1], 8, cfa - 8, faultable))
+		return st_ustop(st, ST_USTOP_READ_FAILED);
+	buf[0] = st->bp;
+	if (row->rbp == UNWIND_RBP_SAVED) {
+		if (st_uread(&buf[0], 8, cfa + (__s64)row->rbp_off * 8, faultable))
+			return st_ustop(st, ST_USTOP_READ_FAILED);
+		bp_unknown = false;
+	} else if (row->rbp == UNWIND_RBP_UNDEFINED) {
+		buf[0] = 0;
+		bp_unknown = true;
+	}
+	return st_to_caller(st, cfa, buf[1], buf[0], bp_unknown, 0);
+}
+
+/* The fp rule: [bp] is the caller's bp, [bp + 8] the return address. */
+static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, bool faultable)
+{
+	if (st->bp_unknown)
+		return st_ustop(st, ST_USTOP_FP_END);
+	if (!st->bp)
+		return st_ustop(st, ST_USTOP_OUTERMOST); /* frame pointer 0: the chain's end */
+	if (st_up(st, st->bp + 16, ST_USTOP_FP_END))
+		return 1;
+	if (st_uread(buf, 16, st->bp, faultable))
+		return st_ustop(st, ST_USTOP_READ_FAILED);
+	st->fp_frames++;
+	return st_to_caller(st, st->bp + 16, buf[1], buf[0], false, ST_FRAME_FP);
+}
+
+/* The entry rule (frame 0 on a uprobe at a function's first instruction): RA at [sp]. */
+static __always_inline int st_entry_step(struct st_uwalk_state *st, __u64 *buf, bool faultable)
+{
+	if (st_uread(buf, 8, st->sp, faultable))
+		return st_ustop(st, ST_USTOP_READ_FAILED);
+	return st_to_caller(st, st->sp + 8, buf[0], st->bp, st->bp_unknown, 0);
+}
+
+/*
+ * The signal rule: sp points at the ucontext of an rt_sigframe (the handler
+ * returned into the trampoline); the interrupted registers are in its
+ * uc_mcontext. The interrupted pc is exact.
+ */
+static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, bool faultable)
+{
+	__u64 uc = st->sp;
+
+	/* rsp and rip are adjacent; rbp lies below them. */
+	if (st_uread(buf, 16, uc + UNWIND_SIG_RSP, faultable))
+		return st_ustop(st, ST_USTOP_READ_FAILED);
+	st_ustat_inc(ST_USTAT_SIGNAL_FRAMES);
+	if (st_up(st, buf[0], ST_USTOP_BAD_CFA))
+		return 1;
+	st->sp = buf[0];
+	st->ip = buf[1];
+	if (st_uread(buf, 8, uc + UNWIND_SIG_RBP, faultable))
+		return st_ustop(st, ST_USTOP_READ_FAILED);
+	st->bp = buf[0];
+	st->bp_unknown = 0;
+	st->mark = ST_FRAME_EXACT;
+	st->pc_off = 0;
+	return 0;
+}
+
+enum st_tramp {
+	ST_TRAMP_NONE,
+	ST_TRAMP_SIGRETURN,     /* a handler returns here: the signal rule */
+	ST_TRAMP_START_CONTEXT, /* a makecontext() function returns here: its stack ends */
+};
+
+/*
+ * A return address no row describes pointing at a trampoline, told by its
+ * first bytes: a sigreturn trampoline without CFI (musl, built without unwind tables),
+ * or glibc's __start_context, which makecontext() makes the return address
+ * of a coroutine's function (mov %rbx,%rsp; mov (%rsp),%rdi; test %rdi,%rdi;
+ * its FDE starts at the function, so no row covers the return address - 1).
+ */
+static __noinline __u32 st_trampoline(__u64 ip, __u64 *buf, bool faultable)
+{
+	if (st_uread(buf, 8, ip, faultable))
+		return ST_TRAMP_NONE;
+	if (buf[0] == ST_SIGRETURN_RAX || (buf[0] & ST_SIGRETURN_EAX_MASK) == ST_SIGRETURN_EAX)
+		return ST_TRAMP_SIGRETURN;
+	if (buf[0] == ST_START_CONTEXT)
+		return ST_TRAMP_START_CONTEXT;
+	return ST_TRAMP_NONE;
+}
+
+/*
+ * The row for @pc, NULL for none; in *how 1 when the walk must end here,
+ * 2 where a trampoline may hide, else 0. A trampoline may hide in a file
+ * without rows (JIT code, a libc built without unwind tables), and where a
+ * return address without a row is the first byte of the next row (of the
+ * FDE of a function entered by ret, as glibc's __start_context): an
+ * ordinary return address lies inside its caller.
+ */
+static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc, int *how)
+{
+	struct st_uwalk_state *st = w->st;
+	struct unwind_row *row;
+	struct st_umap *m;
+
+	*how = 2;
+	if (w->mode == ST_UNWIND_FP || !w->proc)
+		return NULL;
+	m = st_find_map(st, w->proc, pc);
+	/*
+	 * Every executable mapping is loaded, anonymous ones too: a pc in none
+	 * was mapped since (not loaded yet: a copy lets user space unwind it),
+	 * or is no code at all (a return address read from a broken frame).
+	 */
+	if (!m) {
+		if (st->pc_off && !st_ra_is_code(st->ip)) {
+			*how = st_ustop(st, ST_USTOP_BAD_RA);
+			return NULL;
+		}
+		st->unknown = 1;
+		*how = st_ustop(st, ST_USTOP_NO_MAPPING);
+		return NULL;
+	}
+	if (!m->nrows)
+		return NULL;
+	row = st_find_row(st, m, pc);
+	*how = (!row || row->cfa == UNWIND_CFA_NONE) && ST_VOL(st->row_hi) == st->ip ? 2 : 0;
+	return row;
+}
+
+/* The frame just stored is exact too (a trampoline): mark it, the index read afresh. */
+static __always_inline void st_mark_exact(struct st_uwalk *w)
+{
+	w->out[(ST_VOL(w->st->n) - 1) & (ST_MAX_USTACK - 1)] |= ST_FRAME_EXACT;
+}
+
+/*
+ * One frame. The decisions below read the walk's state from map memory and
+ * never branch on the frame count: a branch on it would make the verifier
+ * check the store of every frame apart (its index is precise), and so the
+ * whole step several times over.
+ */
+static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
+{
+	struct st_uwalk_state *st = w->st;
+	__u32 n = st->n, frame0 = st->frame0;
+	struct unwind_row *row;
+	__u64 buf[2];
+	int how;
+
+	if (!st->ip)
+		return st_ustop(st, ST_USTOP_OUTERMOST);
+	if (n >= st->max || n >= ST_MAX_USTACK)
+		return st_ustop(st, ST_USTOP_DEPTH);
+	w->out[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
+	st->n = n + 1;
+	st->frame0 = ST_FRAME0_NONE;
+	if (frame0 == ST_FRAME0_SIGRETURN)
+		return st_signal_step(st, buf, faultable);
+	row = st_row_of(w, st->ip - st->pc_off, &how);
+	if (how == 1)
+		return 1;
+	if (row && row->cfa == UNWIND_CFA_SIGNAL) {
+		st_mark_exact(w); /* the trampoline itself is named at its address */
+		return st_signal_step(st, buf, faultable);
+	}
+	if (row && row->cfa != UNWIND_CFA_NONE)
+		return st_row_step(st, row, buf, faultable);
+	/*
+	 * A return address where a trampoline may hide (st_row_of()): it is told
+	 * by its code. Reading it costs as much as a frame-pointer step, so it is
+	 * not done in fp mode (frame pointers only, as fast as it goes), nor for
+	 * every row-less frame (Go's code in a cgo binary is walked frame after
+	 * frame by frame pointers).
+	 */
+	if (w->mode != ST_UNWIND_FP && how == 2 && frame0 == ST_FRAME0_NONE && st->pc_off) {
+		__u32 tramp = st_trampoline(st->ip, buf, faultable);
+
+		if (tramp == ST_TRAMP_SIGRETURN) {
+			st_mark_exact(w);
+			return st_signal_step(st, buf, faultable);
+		}
+		if (tramp == ST_TRAMP_START_CONTEXT) {
+			st_mark_exact(w); /* entered at its first byte, by ret */
+			return st_ustop(st, ST_USTOP_OUTERMOST);
+		}
+	}
+	if (w->mode == ST_UNWIND_TABLE)
+		return st_ustop(st, ST_USTOP_NO_TABLE);
+	if (frame0 == ST_FRAME0_ENTRY)
+		return st_entry_step(st, buf, faultable);
+	return st_fp_step(st, buf, faultable);
+}
+
+static int st_uwalk_cb(__u32 i, void *ctx)
+{
+	return st_uwalk_step(ctx, false);
+}
+
+static int st_uwalk_cb_faultable(__u32 i, void *ctx)
+{
+	return st_uwalk_step(ctx, true);
+}
+
+/* Pending uretprobes and a uprobe at a function's entry, from the task's uprobe state. */
+static __always_inline void st_uwalk_uprobes(struct st_uwalk_state *st, struct task_struct *task)
+{
+	struct uprobe_task *ut = task->utask;
+	struct arch_uprobe *au;
+	__u32 insn = 0;
+
+	if (!ut)
+		return;
+	st->ri = (__u64)BPF_CORE_READ(ut, return_instances);
+	if (st->ri)
+		st->tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
+	if (!bpf_core_field_exists(ut->auprobe))
+		return;
+	au = BPF_CORE_READ(ut, auprobe);
+	/* push %rbp, or endbr64 (f3 0f 1e fa): the kernel's is_uprobe_at_func_entry(). */
+	if (au && !bpf_probe_read_kernel(&insn, sizeof(insn), &au->insn) &&
+	    ((insn & 0xff) == 0x55 || insn == 0xfa1e0ff3))
+		st->frame0 = ST_FRAME0_ENTRY;
+}
+
+/*
+ * In a system call? orig_ax is its number (-1 for an interrupt or an
+ * exception), and the syscall instruction left the address after it in rcx
+ * as in ip: a signal frame set up on the way out (before a deferred walk)
+ * moved ip to the handler.
+ */
+static __always_inline __u32 st_frame0_of(struct pt_regs *regs)
+{
+	long nr = regs->orig_ax;
+
+	if (nr < 0 || regs->cx != regs->ip)
+		return ST_FRAME0_NONE;
+	return nr == ST_NR_RT_SIGRETURN ? ST_FRAME0_SIGRETURN : ST_FRAME0_SYSCALL;
+}
+
+/*
+ * st_walk_user() - walk the current task's user stack from @regs into @out.
+ * @pid: its process (the key of its unwind tables)
+ * @max: frames wanted (<= ST_MAX_USTACK)
+ * @mode: enum st_unwind_mode (FP, TABLE or AUTO)
+ * @state: the walk's state in map memory; NULL for the per-CPU one (only
+ *         when not @faultable: a faultable walk may sleep)
+ *
+ * Return: the finished walk's state (frames in ->n, why it ended in ->stop,
+ * ->unknown, ->nleft), or NULL when there was no state to walk with, or no
+ * user context: a task whose mm is gone (exit_mmap() freeing it at exit)
+ * has no user stack, which its registers would still pretend.
+ */
+static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs, __u32 pid,
+							  __u64 *out, __u32 max, __u32 mode,
+							  struct st_uwalk_state *state,
+							  bool faultable)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct st_uwalk w = { .out = out };
+	__u32 slot = 0;
+
+	if (!task->mm)
+		return NULL;
+	w.st = state ? state : bpf_map_lookup_elem(&st_uwalk_states, &slot);
+	if (!w.st)
+		return NULL;
+	__builtin_memset(w.st, 0, sizeof(*w.st));
+	w.st->ip = regs->ip;
+	w.st->sp = regs->sp;
+	w.st->bp = regs->bp;
+	w.st->max = max;
+	w.st->mode = mode;
+	w.mode = mode;
+	w.st->frame0 = st_frame0_of(regs);
+	w.st->pc_off = w.st->frame0 == ST_FRAME0_SYSCALL;
+	st_uwalk_uprobes(w.st, task);
+	if (mode != ST_UNWIND_FP) {
+		w.proc = bpf_map_lookup_elem(&st_uprocs, &pid);
+		if (!w.proc) {
+			w.st->unknown = 1;
+			st_ustat_inc(ST_USTAT_NO_PROC);
+		}
+	}
+	if (faultable)
+		bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb_faultable, &w, 0);
+	else
+		bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb, &w, 0);
+	st_ustat_inc(ST_USTAT_WALKS);
+	st_ustat_inc(w.st->stop);
+	st_ustat_add(ST_USTAT_FP_FRAMES, w.st->fp_frames);
+	return w.st;
+}
+
+#endif
