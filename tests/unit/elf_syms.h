@@ -70,7 +70,8 @@ static inline int test_syms__read(const char *path, struct test_syms *ts)
 	if (fd < 0)
 		return -1;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	while (elf && (scn = elf_nextscn(elf, scn))) {
+	err = elf && elf_kind(elf) == ELF_K_ELF ? 0 : -1; /* no .symtab: no symbols */
+	while (!err && (scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
 			continue;
 		d = elf_getdata(scn, NULL);

@@ -4,11 +4,18 @@
 #
 #   cxx_names      C++ templates, a lambda, std::function and a virtual call
 #                  (tests/unit/test_demangle.c)
+#   go_names       a Go chain (main.main -> main.work -> main.leaf), built with .symtab,
+#                  stripped (-ldflags=-s) and as a stripped PIE (tests/unit/test_gopclntab.c)
 #   jit_fp         jit.c with frame pointers: with -m, JIT stubs named by /tmp/perf-PID.map
 #                  (tests/unit/test_perf_map.c)
 
 NAMES_CXXFLAGS := -std=gnu++17 -O2 -g -Wall -Wextra -Werror -fno-optimize-sibling-calls
-NAMES_WORKLOADS := $(O)/workloads/cxx_names $(O)/workloads/jit_fp
+GO ?= go
+# No network, no module, no cgo; the build cache stays in the build directory.
+GO_ENV := GO111MODULE=off GOFLAGS= GOPROXY=off CGO_ENABLED=0 GOCACHE=$(abspath $(O))/gocache
+GO_NAMES := $(O)/workloads/go_names $(O)/workloads/go_names_stripped \
+	    $(O)/workloads/go_names_pie
+NAMES_WORKLOADS := $(O)/workloads/cxx_names $(O)/workloads/jit_fp $(GO_NAMES)
 
 workloads: $(NAMES_WORKLOADS)
 
@@ -22,3 +29,18 @@ $(O)/workloads/jit_fp: tests/workloads/jit.c tests/workloads/golib.h tests/workl
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 		-mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls $< -o $@
+
+$(O)/workloads/go_names: tests/workloads/go_names.go tests/workloads/names.mk
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(GO_ENV) $(GO) build -trimpath -o $@ $<
+
+$(O)/workloads/go_names_stripped: tests/workloads/go_names.go tests/workloads/names.mk
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(GO_ENV) $(GO) build -trimpath -ldflags=-s -o $@ $<
+
+$(O)/workloads/go_names_pie: tests/workloads/go_names.go tests/workloads/names.mk
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(GO_ENV) $(GO) build -trimpath -buildmode=pie -ldflags=-s -o $@ $<
