@@ -55,21 +55,15 @@ static inline int test_syms__add(struct test_syms *ts, Elf *elf, GElf_Shdr *sh, 
 	return v[ts->n++].name ? 0 : -1;
 }
 
-/* Defined STT_FUNC symbols of .symtab with a name; Return: 0, or -1 (nothing to free then). */
-static inline int test_syms__read(const char *path, struct test_syms *ts)
+/* Defined STT_FUNC symbols of @elf's .symtab with a name; Return: 0, or -1 (nothing to free). */
+static inline int test_syms__read_elf(Elf *elf, struct test_syms *ts)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	Elf_Data *d;
-	Elf *elf;
-	int fd, err = -1;
+	int err;
 
 	memset(ts, 0, sizeof(*ts));
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
 	err = elf && elf_kind(elf) == ELF_K_ELF ? 0 : -1; /* no .symtab: no symbols */
 	while (!err && (scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
@@ -80,10 +74,26 @@ static inline int test_syms__read(const char *path, struct test_syms *ts)
 			err = test_syms__add(ts, elf, &sh, d, i);
 		break;
 	}
-	elf_end(elf);
-	close(fd);
 	if (err)
 		test_syms__free(ts);
+	return err;
+}
+
+/* The same for the file at @path. */
+static inline int test_syms__read(const char *path, struct test_syms *ts)
+{
+	Elf *elf;
+	int fd, err;
+
+	memset(ts, 0, sizeof(*ts));
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	err = test_syms__read_elf(elf, ts);
+	elf_end(elf);
+	close(fd);
 	return err;
 }
 

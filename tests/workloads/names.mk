@@ -6,6 +6,9 @@
 #                  (tests/unit/test_demangle.c)
 #   go_names       a Go chain (main.main -> main.work -> main.leaf), built with .symtab,
 #                  stripped (-ldflags=-s) and as a stripped PIE (tests/unit/test_gopclntab.c)
+#   minidebug      a PIE exporting md_leaf (-rdynamic), stripped Fedora-style with
+#                  .gnu_debugdata naming its static functions (make-minidebug.sh);
+#                  minidebug_full is the unstripped build (tests/unit/test_minidebug.c)
 #   jit_fp         jit.c with frame pointers: with -m, JIT stubs named by /tmp/perf-PID.map
 #                  (tests/unit/test_perf_map.c)
 
@@ -15,7 +18,8 @@ GO ?= go
 GO_ENV := GO111MODULE=off GOFLAGS= GOPROXY=off CGO_ENABLED=0 GOCACHE=$(abspath $(O))/gocache
 GO_NAMES := $(O)/workloads/go_names $(O)/workloads/go_names_stripped \
 	    $(O)/workloads/go_names_pie
-NAMES_WORKLOADS := $(O)/workloads/cxx_names $(O)/workloads/jit_fp $(GO_NAMES)
+NAMES_WORKLOADS := $(O)/workloads/cxx_names $(O)/workloads/jit_fp $(GO_NAMES) \
+		   $(O)/workloads/minidebug $(O)/workloads/minidebug_full
 
 workloads: $(NAMES_WORKLOADS)
 
@@ -44,3 +48,12 @@ $(O)/workloads/go_names_pie: tests/workloads/go_names.go tests/workloads/names.m
 	$(call msg,GO,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(GO_ENV) $(GO) build -trimpath -buildmode=pie -ldflags=-s -o $@ $<
+
+$(O)/workloads/minidebug_full: tests/workloads/minidebug.c tests/workloads/golib.h tests/workloads/names.mk
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -fPIE -pie -rdynamic $< -o $@
+
+$(O)/workloads/minidebug: $(O)/workloads/minidebug_full tests/workloads/make-minidebug.sh
+	$(call msg,MINIDBG,$@)
+	$(Q)tests/workloads/make-minidebug.sh $< $@
