@@ -142,7 +142,14 @@ $(O)/fuzz/%: fuzz/%.c $(O)/fuzz/libstacktap-san.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(O)/fuzz/libstacktap-san.a $(LDLIBS) -o $@
 
-tests: $(O)/stacktap $(UNITS) workloads $(FUZZERS)
+# Bench helpers built from lib/ (bench/st_*.c), e.g. st-addr2line.
+BENCH_TOOLS := $(patsubst bench/st_%.c,$(O)/bench/st-%,$(wildcard bench/st_*.c))
+$(O)/bench/st-%: bench/st_%.c $(O)/libstacktap.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ST_CFLAGS) $(LDFLAGS) $< $(O)/libstacktap.a $(LDLIBS) -o $@
+
+tests: $(O)/stacktap $(UNITS) workloads $(FUZZERS) $(BENCH_TOOLS)
 
 check: need-deps
 	$(Q)$(MAKE) --no-print-directory tests
@@ -152,7 +159,7 @@ demo: need-deps
 	$(Q)$(MAKE) --no-print-directory $(O)/stacktap workloads
 	$(Q)tests/demo.sh $(O)
 
-bench: $(O)/stacktap workloads
+bench: $(O)/stacktap workloads $(BENCH_TOOLS)
 	$(Q)bench/run.sh $(O)
 
 clean:

@@ -9,6 +9,8 @@
 #   minidebug      a PIE exporting md_leaf (-rdynamic), stripped Fedora-style with
 #                  .gnu_debugdata naming its static functions (make-minidebug.sh);
 #                  minidebug_full is the unstripped build (tests/unit/test_minidebug.c)
+#   inline         -O2 -g: in_b2 and in_b inlined into in_a (tests/unit/test_dwarf_inline.c);
+#                  inline.debug is its separate debug file (objcopy --only-keep-debug)
 #   jit_fp         jit.c with frame pointers: with -m, JIT stubs named by /tmp/perf-PID.map
 #                  (tests/unit/test_perf_map.c)
 
@@ -18,7 +20,7 @@ GO ?= go
 GO_ENV := GO111MODULE=off GOFLAGS= GOPROXY=off CGO_ENABLED=0 GOCACHE=$(abspath $(O))/gocache
 GO_NAMES := $(O)/workloads/go_names $(O)/workloads/go_names_stripped \
 	    $(O)/workloads/go_names_pie
-NAMES_WORKLOADS := $(O)/workloads/cxx_names $(O)/workloads/jit_fp $(GO_NAMES) \
+NAMES_WORKLOADS := $(O)/workloads/inline $(O)/workloads/inline.debug $(O)/workloads/cxx_names $(O)/workloads/jit_fp $(GO_NAMES) \
 		   $(O)/workloads/minidebug $(O)/workloads/minidebug_full
 
 workloads: $(NAMES_WORKLOADS)
@@ -57,3 +59,12 @@ $(O)/workloads/minidebug_full: tests/workloads/minidebug.c tests/workloads/golib
 $(O)/workloads/minidebug: $(O)/workloads/minidebug_full tests/workloads/make-minidebug.sh
 	$(call msg,MINIDBG,$@)
 	$(Q)tests/workloads/make-minidebug.sh $< $@
+
+$(O)/workloads/inline: tests/workloads/inline.c tests/workloads/golib.h tests/workloads/names.mk
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-optimize-sibling-calls $< -o $@
+
+$(O)/workloads/inline.debug: $(O)/workloads/inline
+	$(call msg,OBJCOPY,$@)
+	$(Q)objcopy --only-keep-debug $< $@
