@@ -31,7 +31,7 @@ DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-d
 	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg \
 	    libiberty-dev liblzma-dev g++ golang-go elfutils xz-utils
 # Packages `make bench-deps` adds: the peer tools we measure against.
-BENCH_PKGS := bpftrace bpfcc-tools linux-perf linux-headers-amd64 bc
+BENCH_PKGS := bpftrace bpfcc-tools linux-perf linux-headers-amd64 bc python3 python3.11-dbg
 
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
