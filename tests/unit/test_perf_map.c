@@ -223,7 +223,7 @@ static uint64_t anon_exec_start(pid_t pid, uint64_t addr)
 static void test_jit_workload(void)
 {
 	const char *o = getenv("O") ? getenv("O") : "build";
-	char cmd[512], fifo[] = "/tmp/stacktap-jitgo.XXXXXX", map[64], pidpath[64];
+	char cmd[512], fifo[64] = "/tmp/stacktap-jitgo.XXXXXX", map[64], pidpath[64];
 	const struct perf_map_sym *outer, *inner, *stale;
 	struct perf_map *pm;
 	struct stat st;
