@@ -29,7 +29,7 @@ endif
 # Packages `make deps` installs: build, tests, fuzzing.
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg \
-	    libiberty-dev liblzma-dev g++ golang-go elfutils xz-utils
+	    libiberty-dev liblzma-dev g++ golang-go elfutils xz-utils dwz
 # Packages `make bench-deps` adds: the peer tools we measure against.
 BENCH_PKGS := bpftrace bpfcc-tools linux-perf linux-headers-amd64 bc python3 python3.11-dbg
 

@@ -5,7 +5,8 @@
  * the lines of each call, from the binary and from its separate debug file;
  * the C++ workload shows std::function's inlined operator() inside
  * app::Square::area; and for every byte of every function of both workloads
- * the frames, names and file:line:column agree with `eu-addr2line -a -f -i`.
+ * the frames, names and file:line:column agree with `eu-addr2line -a -f -i`,
+ * and stay the same once dwz has moved part of the DWARF to a common file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -327,11 +328,59 @@ static void test_against_eu_addr2line(void)
 	CHECK_EQ_U64(differ, 0);
 }
 
+static bool same_frames(const struct dwarf_frame *a, size_t na, const struct dwarf_frame *b,
+			size_t nb)
+{
+	for (size_t i = 0; na == nb && i < na; i++)
+		if (a[i].inlined != b[i].inlined || a[i].line != b[i].line ||
+		    a[i].column != b[i].column || !a[i].func != !b[i].func ||
+		    !a[i].file != !b[i].file || (a[i].func && strcmp(a[i].func, b[i].func)) ||
+		    (a[i].file && strcmp(a[i].file, b[i].file)))
+			return false;
+	return na == nb;
+}
+
+/* dwz'ed copies (names and files then come from the .gnu_debugaltlink file) answer alike. */
+static void test_dwz(const char *name)
+{
+	struct dwarf_frame f[DWARF_INLINE_MAX_FRAMES], g[DWARF_INLINE_MAX_FRAMES];
+	struct dwarf_inline *orig, *dwz;
+	size_t i, n, m, compared = 0, inlined = 0, differ = 0;
+	struct test_syms ts;
+	char path[600];
+	uint64_t a;
+
+	snprintf(path, sizeof(path), "dwz/%s", name);
+	orig = dwarf_inline__open(workload(name));
+	dwz = dwarf_inline__open(workload(path));
+	CHECK(orig && dwz && test_syms__read(workload(name), &ts) == 0);
+	if (!orig || !dwz)
+		goto out;
+	for (i = 0; i < ts.n; i++) {
+		for (a = ts.v[i].addr; a < ts.v[i].addr + ts.v[i].size; a++) {
+			n = dwarf_inline__lookup(orig, a, f, DWARF_INLINE_MAX_FRAMES);
+			m = dwarf_inline__lookup(dwz, a, g, DWARF_INLINE_MAX_FRAMES);
+			differ += !same_frames(f, n, g, m);
+			inlined += n > 1;
+			compared++;
+		}
+	}
+	fprintf(stderr, "%s: %zu addresses, %zu with inline frames\n", name, compared, inlined);
+	CHECK(compared > 400 && inlined > 200); /* not vacuous */
+	CHECK_EQ_U64(differ, 0);
+	test_syms__free(&ts);
+out:
+	dwarf_inline__free(orig);
+	dwarf_inline__free(dwz);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
 	test_inline_chain();
 	test_cxx_inlined_std();
 	test_against_eu_addr2line();
+	test_dwz("inline");
+	test_dwz("cxx_names");
 	return CHECK_DONE();
 }

@@ -10,7 +10,10 @@
 #                  .gnu_debugdata naming its static functions (make-minidebug.sh);
 #                  minidebug_full is the unstripped build (tests/unit/test_minidebug.c)
 #   inline         -O2 -g: in_b2 and in_b inlined into in_a (tests/unit/test_dwarf_inline.c);
-#                  inline.debug is its separate debug file (objcopy --only-keep-debug)
+#                  inline.debug is its separate debug file (objcopy --only-keep-debug);
+#                  dwz/ holds copies of inline and cxx_names whose DWARF dwz moved in part
+#                  to dwz/common.debug (.gnu_debugaltlink), as Debian's and Fedora's debug
+#                  packages have it
 #   jit_fp         jit.c with frame pointers: with -m, JIT stubs named by /tmp/perf-PID.map
 #                  (tests/unit/test_perf_map.c)
 
@@ -20,7 +23,8 @@ GO ?= go
 GO_ENV := GO111MODULE=off GOFLAGS= GOPROXY=off CGO_ENABLED=0 GOCACHE=$(abspath $(O))/gocache
 GO_NAMES := $(O)/workloads/go_names $(O)/workloads/go_names_stripped \
 	    $(O)/workloads/go_names_pie
-NAMES_WORKLOADS := $(O)/workloads/inline $(O)/workloads/inline.debug $(O)/workloads/cxx_names $(O)/workloads/jit_fp $(GO_NAMES) \
+NAMES_WORKLOADS := $(O)/workloads/inline $(O)/workloads/inline.debug \
+		   $(O)/workloads/dwz/common.debug $(O)/workloads/cxx_names $(O)/workloads/jit_fp $(GO_NAMES) \
 		   $(O)/workloads/minidebug $(O)/workloads/minidebug_full
 
 workloads: $(NAMES_WORKLOADS)
@@ -68,3 +72,11 @@ $(O)/workloads/inline: tests/workloads/inline.c tests/workloads/golib.h tests/wo
 $(O)/workloads/inline.debug: $(O)/workloads/inline
 	$(call msg,OBJCOPY,$@)
 	$(Q)objcopy --only-keep-debug $< $@
+
+# dwz records the common file's path as given: absolute, so libdw finds it from anywhere.
+# Two copies of cxx_names give it plenty to share (dwz moves what several files have).
+$(O)/workloads/dwz/common.debug: $(O)/workloads/inline $(O)/workloads/cxx_names
+	$(call msg,DWZ,$@)
+	$(Q)rm -rf $(@D) && mkdir -p $(@D)
+	$(Q)cp $^ $(@D)/ && cp $(@D)/cxx_names $(@D)/cxx_names2
+	$(Q)dwz -m $(abspath $@) -M $(abspath $@) $(@D)/inline $(@D)/cxx_names $(@D)/cxx_names2
