@@ -2,7 +2,8 @@
 /*
  * Unit test of lib/sym/dwarf_inline: the inline workload (-O2 -g,
  * tests/workloads/inline.c) gives the exact chain in_b2 -> in_b -> in_a with
- * the lines of each call, from the binary and from its separate debug file;
+ * the lines of each call, from the binary, from its separate debug file and
+ * from its clang build (no .debug_aranges: units found by their own ranges);
  * the C++ workload shows std::function's inlined operator() inside
  * app::Square::area; and for every byte of every function of both workloads
  * the frames, names and file:line:column agree with `eu-addr2line -a -f -i`,
@@ -106,42 +107,64 @@ static void check_chain(struct dwarf_inline *di, uint64_t pc)
 	CHECK_STR(f[1].func, "in_b");
 }
 
-static void test_inline_chain(void)
+static bool has_section(const char *path, const char *want)
 {
-	struct test_syms ts;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	size_t shstr;
+	GElf_Shdr sh;
+
+	while (elf && !elf_getshdrstrndx(elf, &shstr) && (scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && !strcmp(elf_strptr(elf, shstr, sh.sh_name), want))
+			found = true;
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+/* The chain at in_a's call of in_c in @binary, read through @dwarf_file. */
+static void check_binary(const char *binary, const char *dwarf_file)
+{
 	const struct test_sym *a, *c;
-	struct dwarf_inline *di, *dbg;
+	struct dwarf_inline *di;
 	struct dwarf_frame f[4];
+	struct test_syms ts;
 	uint64_t ret;
 
-	CHECK(test_syms__read(workload("inline"), &ts) == 0);
+	CHECK(test_syms__read(binary, &ts) == 0);
 	a = test_syms__find(&ts, "in_a");
 	c = test_syms__find(&ts, "in_c");
 	CHECK(a && c);
-	if (!a || !c)
-		goto out;
-	ret = return_address_in(workload("inline"), a, c);
+	ret = a && c ? return_address_in(binary, a, c) : 0;
 	CHECK(ret != 0);
-	di = dwarf_inline__open(workload("inline"));
-	dbg = dwarf_inline__open(workload("inline.debug"));
-	CHECK(di && dbg);
-	if (di && dbg) {
+	di = dwarf_inline__open(dwarf_file);
+	CHECK(di != NULL);
+	if (di && ret) {
 		check_chain(di, ret - 1); /* pc - 1: the call, not what follows it */
-		check_chain(dbg, ret - 1);
 		/* in_a's own first byte: itself, not inlined, at its opening line. */
 		CHECK_EQ_U64(dwarf_inline__lookup(di, a->addr, f, 4), 1);
-		CHECK(!strcmp(f[0].func, "in_a") && !f[0].inlined && f[0].line == IN_A_CALL - 2);
+		CHECK(!strcmp(f[0].func, "in_a") && !f[0].inlined &&
+		      f[0].line == IN_A_CALL - 2); /* the line of its opening brace */
 		CHECK_EQ_U64(dwarf_inline__lookup(di, 0, f, 4), 0);
 		CHECK_EQ_U64(dwarf_inline__lookup(di, UINT64_MAX, f, 4), 0);
 		CHECK_EQ_U64(dwarf_inline__lookup(di, a->addr, f, 0), 0);
 		CHECK(dwarf_inline__nr_units(di) == 1);
 	}
 	dwarf_inline__free(di);
-	dwarf_inline__free(dbg);
+	test_syms__free(&ts);
+}
+
+static void test_inline_chain(void)
+{
+	check_binary(workload("inline"), workload("inline"));
+	check_binary(workload("inline"), workload("inline.debug"));
+	CHECK(!has_section(workload("inline_clang"), ".debug_aranges"));
+	check_binary(workload("inline_clang"), workload("inline_clang"));
 	errno = 0;
 	CHECK(dwarf_inline__open(workload("minidebug")) == NULL && errno == ENODATA);
-out:
-	test_syms__free(&ts);
 }
 
 struct found {

@@ -13,7 +13,8 @@
 #                  inline.debug is its separate debug file (objcopy --only-keep-debug);
 #                  dwz/ holds copies of inline and cxx_names whose DWARF dwz moved in part
 #                  to dwz/common.debug (.gnu_debugaltlink), as Debian's and Fedora's debug
-#                  packages have it
+#                  packages have it; inline_clang is the clang build (DWARF 5 with .debug_addr
+#                  and no .debug_aranges, where eu-addr2line finds no DWARF at all)
 #   jit_fp         jit.c with frame pointers: with -m, JIT stubs named by /tmp/perf-PID.map
 #                  (tests/unit/test_perf_map.c)
 
@@ -24,7 +25,7 @@ GO_ENV := GO111MODULE=off GOFLAGS= GOPROXY=off CGO_ENABLED=0 GOCACHE=$(abspath $
 GO_NAMES := $(O)/workloads/go_names $(O)/workloads/go_names_stripped \
 	    $(O)/workloads/go_names_pie
 NAMES_WORKLOADS := $(O)/workloads/inline $(O)/workloads/inline.debug \
-		   $(O)/workloads/dwz/common.debug $(O)/workloads/cxx_names $(O)/workloads/jit_fp $(GO_NAMES) \
+		   $(O)/workloads/dwz/common.debug $(O)/workloads/inline_clang $(O)/workloads/cxx_names $(O)/workloads/jit_fp $(GO_NAMES) \
 		   $(O)/workloads/minidebug $(O)/workloads/minidebug_full
 
 workloads: $(NAMES_WORKLOADS)
@@ -80,3 +81,9 @@ $(O)/workloads/dwz/common.debug: $(O)/workloads/inline $(O)/workloads/cxx_names
 	$(Q)rm -rf $(@D) && mkdir -p $(@D)
 	$(Q)cp $^ $(@D)/ && cp $(@D)/cxx_names $(@D)/cxx_names2
 	$(Q)dwz -m $(abspath $@) -M $(abspath $@) $(@D)/inline $(@D)/cxx_names $(@D)/cxx_names2
+
+$(O)/workloads/inline_clang: tests/workloads/inline.c tests/workloads/golib.h tests/workloads/names.mk
+	$(call msg,CLANG,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unknown-attributes \
+		-fno-optimize-sibling-calls $< -o $@
