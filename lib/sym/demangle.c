@@ -2,6 +2,7 @@
 /* Symbol demangling through libiberty: C++ (Itanium ABI) and Rust (legacy and v0). */
 #include <errno.h>
 #include <libiberty/demangle.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 struct demangle_sink {
 	char *buf;
 	size_t size, len;
+	jmp_buf too_long;
 };
 
 static void demangle_sink__put(const char *s, size_t n, void *opaque)
@@ -24,6 +26,14 @@ static void demangle_sink__put(const char *s, size_t n, void *opaque)
 	struct demangle_sink *sink = opaque;
 	size_t room;
 
+	/*
+	 * Back-references let a short hostile name expand exponentially (a
+	 * 60-byte Rust v0 name kept libiberty printing for minutes). Leaving
+	 * by longjmp is safe: the callback variants keep all their state on
+	 * the stack and never call malloc.
+	 */
+	if (n > SYM_DEMANGLE_MAX_OUT - sink->len)
+		longjmp(sink->too_long, 1);
 	if (n && sink->len + 1 < sink->size) { /* Rust streams empty pieces as NULL */
 		room = sink->size - 1 - sink->len;
 		memcpy(sink->buf + sink->len, s, n < room ? n : room);
@@ -36,22 +46,34 @@ bool sym_is_mangled(const char *name)
 	return name && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R');
 }
 
-static bool demangle__run(const char *name, struct demangle_sink *sink)
+/*
+ * Demangles @name, then appends @suffix (a symbol version) as is.
+ * Return: 0, -EINVAL (not a name either demangler takes), -E2BIG (output past the cap).
+ */
+static int demangle__run(const char *name, const char *suffix, size_t suffix_len,
+			 struct demangle_sink *sink)
 {
+	if (setjmp(sink->too_long)) {
+		sink->len = 0;
+		return -E2BIG;
+	}
 	/*
 	 * Legacy Rust names are valid Itanium names ("_ZN...17h<hash>E"), so
 	 * Rust goes first; it rejects what it does not recognise before C++ has
 	 * a go. A failed attempt may have streamed part of a name: start over.
 	 */
 	sink->len = 0;
-	if (rust_demangle_callback(name, DEMANGLE_OPTS, demangle_sink__put, sink))
-		return true;
-	sink->len = 0;
-	if (name[1] == 'Z' &&
-	    cplus_demangle_v3_callback(name, DEMANGLE_OPTS, demangle_sink__put, sink))
-		return true;
-	sink->len = 0;
-	return false;
+	if (!rust_demangle_callback(name, DEMANGLE_OPTS, demangle_sink__put, sink)) {
+		sink->len = 0;
+		if (name[1] != 'Z' ||
+		    !cplus_demangle_v3_callback(name, DEMANGLE_OPTS, demangle_sink__put, sink)) {
+			sink->len = 0;
+			return -EINVAL;
+		}
+	}
+	if (suffix_len)
+		demangle_sink__put(suffix, suffix_len, sink);
+	return 0;
 }
 
 int sym_demangle_buf(const char *name, char *buf, size_t size)
@@ -60,6 +82,7 @@ int sym_demangle_buf(const char *name, char *buf, size_t size)
 	char base[SYM_DEMANGLE_MAX_LEN + 1];
 	const char *at;
 	size_t len;
+	int err;
 
 	if (size)
 		buf[0] = '\0';
@@ -78,14 +101,15 @@ int sym_demangle_buf(const char *name, char *buf, size_t size)
 		memcpy(base, name, (size_t)(at - name));
 		base[at - name] = '\0';
 	}
-	if (!demangle__run(at ? base : name, &sink))
-		return -EINVAL;
-	if (at)
-		demangle_sink__put(at, len - (size_t)(at - name), &sink);
+	err = demangle__run(at ? base : name, at, at ? len - (size_t)(at - name) : 0, &sink);
+	if (err) {
+		if (size) /* no half-printed name */
+			buf[0] = '\0';
+		return err;
+	}
 	if (size)
 		buf[sink.len < size ? sink.len : size - 1] = '\0';
-	/* A name of 2 GiB cannot come from an 8 KiB input; still, never wrap. */
-	return sink.len > (size_t)__INT_MAX__ ? -EINVAL : (int)sink.len;
+	return (int)sink.len; /* at most SYM_DEMANGLE_MAX_OUT */
 }
 
 char *sym_demangle(const char *name)

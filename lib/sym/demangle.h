@@ -13,6 +13,11 @@
  * even Boost's, stay below it.
  */
 #define SYM_DEMANGLE_MAX_LEN 8192
+/*
+ * Longest demangled name we produce. Back-references make the output of a
+ * hostile name exponential in its length; real names stay below 64 KiB.
+ */
+#define SYM_DEMANGLE_MAX_OUT (256 * 1024)
 
 /**
  * sym_is_mangled() - whether @name looks mangled, from its prefix alone.
@@ -43,8 +48,9 @@ bool sym_is_mangled(const char *name);
  *
  * Return: the length of the whole demangled name (not counting the NUL; when
  * it is >= @size the output was cut), 0 when @name is not mangled (the
- * caller shows it as is), -EINVAL when it is mangled but malformed, or
- * -ENAMETOOLONG when it is longer than SYM_DEMANGLE_MAX_LEN.
+ * caller shows it as is), -EINVAL when it is mangled but malformed,
+ * -ENAMETOOLONG when it is longer than SYM_DEMANGLE_MAX_LEN, or -E2BIG when
+ * its demangled form would pass SYM_DEMANGLE_MAX_OUT (a hostile name).
  */
 int sym_demangle_buf(const char *name, char *buf, size_t size);
 
@@ -56,7 +62,7 @@ int sym_demangle_buf(const char *name, char *buf, size_t size);
  *
  * Return: a malloc'ed demangled name the caller frees, or NULL when @name is
  * not mangled, is malformed or too long, or memory ran out (errno says which:
- * 0 for "not mangled", EINVAL, ENAMETOOLONG, ENOMEM).
+ * 0 for "not mangled", EINVAL, ENAMETOOLONG, E2BIG, ENOMEM).
  */
 char *sym_demangle(const char *name);
 

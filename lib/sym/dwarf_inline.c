@@ -169,22 +169,27 @@ static bool dwi__line(struct dwi_unit *u, uint64_t addr, struct dwarf_frame *f)
 	return true;
 }
 
+/* What a unit's first address reads: its scopes (one walk of its DIEs) and comp_dir. */
+static void dwi__build_unit(struct dwi_unit *u)
+{
+	Dwarf_Attribute attr;
+
+	u->built = true;
+	if (dwarf_scopes__build(&u->scopes, &u->die)) /* out of memory: lines only */
+		dwarf_scopes__free(&u->scopes);
+	u->comp_dir = dwarf_formstring(dwarf_attr(&u->die, DW_AT_comp_dir, &attr));
+}
+
 static size_t dwi__frames(struct dwi_unit *u, uint64_t addr, struct dwarf_frame *out, size_t max)
 {
 	struct dwarf_scopes *s = &u->scopes;
 	const struct dwarf_scope *sc;
-	int32_t i;
 	size_t n = 0;
 	bool has_line;
+	int32_t i;
 
-	Dwarf_Attribute attr;
-
-	if (!u->built) {
-		u->built = true;
-		if (dwarf_scopes__build(s, &u->die)) /* out of memory: lines only */
-			dwarf_scopes__free(s);
-		u->comp_dir = dwarf_formstring(dwarf_attr(&u->die, DW_AT_comp_dir, &attr));
-	}
+	if (!u->built)
+		dwi__build_unit(u);
 	memset(out, 0, sizeof(*out));
 	out->comp_dir = u->comp_dir;
 	has_line = dwi__line(u, addr, out);

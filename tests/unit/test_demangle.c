@@ -82,6 +82,53 @@ static void test_buf(void)
 	CHECK(sym_demangle(long_name) == NULL && errno == ENAMETOOLONG);
 }
 
+/* Base-62 back-reference as Rust v0 writes it: "_" for 0, else n-1 in base 62 then "_". */
+static int b62(char *out, unsigned int n)
+{
+	static const char d[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char tmp[16];
+	int k = 0, i;
+
+	if (n == 0)
+		return sprintf(out, "_");
+	for (n--; k == 0 || n; n /= 62)
+		tmp[k++] = d[n % 62];
+	for (i = 0; i < k; i++)
+		out[i] = tmp[k - 1 - i];
+	out[k] = '_';
+	return k + 1;
+}
+
+/*
+ * A Rust v0 name whose every tuple type holds the previous one twice by
+ * back-reference: @levels levels print 2^levels tuples. libiberty would print
+ * for hours; the output cap stops it.
+ */
+static void test_backref_bomb(void)
+{
+	char name[1024] = "_RINvC1a1fThhE", buf[64];
+	unsigned int prev = 8, cur; /* after "_R": "INvC1a1f" is 8 bytes, then the first tuple */
+	int len = (int)strlen(name);
+
+	for (int i = 0; i < 40; i++) {
+		cur = (unsigned int)len - 2;
+		len += sprintf(name + len, "TB");
+		len += b62(name + len, prev);
+		name[len++] = 'B';
+		len += b62(name + len, prev);
+		name[len++] = 'E';
+		prev = cur;
+	}
+	strcpy(name + len, "E");
+	CHECK(sym_demangle_buf(name, buf, sizeof(buf)) == -E2BIG);
+	CHECK_STR(buf, "");
+	/* Three levels are an honest name. */
+	check_demangle("_RINvC1a1fThhETB7_B7_ETBb_Bb_ETBj_Bj_EE",
+		       "a::f::<(u8, u8), ((u8, u8), (u8, u8)), (((u8, u8), (u8, u8)), ((u8, u8), "
+		       "(u8, u8))), ((((u8, u8), (u8, u8)), ((u8, u8), (u8, u8))), (((u8, u8), "
+		       "(u8, u8)), ((u8, u8), (u8, u8))))>");
+}
+
 /*
  * Every function in @path whose name is mangled must demangle to one of
  * @want (in symbol order), and every @want must be seen.
@@ -174,6 +221,7 @@ int main(void)
 {
 	test_literals();
 	test_buf();
+	test_backref_bomb();
 	test_rust_fixtures();
 	test_cxx_workload();
 	return CHECK_DONE();
