@@ -112,9 +112,15 @@ static int64_t scope__visit(struct scope_builder *b, Dwarf_Die *die, int32_t sco
 	}
 }
 
+/*
+ * Pre-order walk of the unit's DIEs: the order DWARF stores them in, so each
+ * DIE visited lies past the one before. A DW_AT_sibling pointing back (a
+ * corrupt or hostile file) would loop forever: the walk stops there.
+ */
 static int scope__walk(struct scope_builder *b, Dwarf_Die *cudie)
 {
 	struct scope_walk *stack = NULL, cur;
+	Dwarf_Off last = dwarf_dieoffset(cudie);
 	size_t n = 0, cap = 0;
 	Dwarf_Die child;
 	int64_t inner;
@@ -127,6 +133,9 @@ static int scope__walk(struct scope_builder *b, Dwarf_Die *cudie)
 	stack[n++] = (struct scope_walk){ .die = child, .scope = -1 };
 	while (n && !err) {
 		cur = stack[n - 1];
+		if (dwarf_dieoffset(&cur.die) <= last)
+			break;
+		last = dwarf_dieoffset(&cur.die);
 		if (dwarf_siblingof(&stack[n - 1].die, &stack[n - 1].die) != 0)
 			n--;
 		inner = scope__visit(b, &cur.die, cur.scope, cur.depth);
