@@ -29,14 +29,14 @@ endif
 # Packages `make deps` installs: build, tests, fuzzing.
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg \
-	    golang-go babeltrace2 chromium nodejs
+	    golang-go babeltrace2 chromium nodejs libiberty-dev liblzma-dev g++ elfutils xz-utils dwz
 # Packages `make bench-deps` adds: the peer tools we measure against.
-BENCH_PKGS := bpftrace bpfcc-tools linux-perf linux-headers-amd64 bc
+BENCH_PKGS := bpftrace bpfcc-tools linux-perf linux-headers-amd64 bc python3 python3.11-dbg
 
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
 ST_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -I$(O) $(CFLAGS)
-LDLIBS  := -lbpf -lelf -ldw -lz -lpthread -lstdc++
+LDLIBS  := -lbpf -lelf -ldw -lz -llzma -liberty -lpthread
 ifneq ($(SAN),)
 ST_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
 LDFLAGS   += -fsanitize=$(SAN)
@@ -159,7 +159,14 @@ $(O)/fuzz/%: fuzz/%.c $(O)/fuzz/libstacktap-san.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(O)/fuzz/libstacktap-san.a $(LDLIBS) -o $@
 
-tests: $(O)/stacktap $(UNITS) $(HELPERS) workloads $(FUZZERS)
+# Bench helpers built from lib/ (bench/st_*.c), e.g. st-addr2line.
+BENCH_TOOLS := $(patsubst bench/st_%.c,$(O)/bench/st-%,$(wildcard bench/st_*.c))
+$(O)/bench/st-%: bench/st_%.c $(O)/libstacktap.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ST_CFLAGS) $(LDFLAGS) $< $(O)/libstacktap.a $(LDLIBS) -o $@
+
+tests: $(O)/stacktap $(UNITS) $(HELPERS) workloads $(FUZZERS) $(BENCH_TOOLS)
 
 check: need-deps
 	$(Q)$(MAKE) --no-print-directory tests
@@ -169,7 +176,7 @@ demo: need-deps
 	$(Q)$(MAKE) --no-print-directory $(O)/stacktap workloads
 	$(Q)tests/demo.sh $(O)
 
-bench: $(O)/stacktap workloads
+bench: $(O)/stacktap workloads $(BENCH_TOOLS)
 	$(Q)bench/run.sh $(O)
 
 clean:
