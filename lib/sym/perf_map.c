@@ -377,12 +377,39 @@ err_free:
 	return NULL;
 }
 
-struct perf_map *perf_map__open(const char *path, uid_t owner, size_t max_bytes)
+struct perf_map *perf_map__read_fd(int fd, const char *name, uid_t owner, size_t max_bytes)
 {
 	struct perf_map *pm;
 	size_t len, over;
 	struct stat st;
 	char *text;
+	int err;
+
+	err = pm__trusted(fd, name, owner, &st);
+	if (err)
+		goto err_out;
+	/* Name offsets are 32-bit: no cap may pass 4 GiB. */
+	if (!max_bytes || max_bytes > UINT32_MAX - 1)
+		max_bytes = max_bytes ? UINT32_MAX - 1 : PERF_MAP_MAX_BYTES;
+	text = pm__read(fd, &st, max_bytes, &len, &over);
+	if (!text) {
+		err = -errno;
+		st_warn("perf-map: %s: %s", name, strerror(errno));
+		goto err_out;
+	}
+	pm = pm__from_text(text, len);
+	if (pm)
+		pm->stats.truncated += over;
+	return pm;
+
+err_out:
+	errno = -err;
+	return NULL;
+}
+
+struct perf_map *perf_map__open(const char *path, uid_t owner, size_t max_bytes)
+{
+	struct perf_map *pm;
 	int fd, err;
 
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -393,28 +420,11 @@ struct perf_map *perf_map__open(const char *path, uid_t owner, size_t max_bytes)
 		errno = err;
 		return NULL;
 	}
-	err = pm__trusted(fd, path, owner, &st);
-	if (err)
-		goto err_close;
-	/* Name offsets are 32-bit: no cap may pass 4 GiB. */
-	if (!max_bytes || max_bytes > UINT32_MAX - 1)
-		max_bytes = max_bytes ? UINT32_MAX - 1 : PERF_MAP_MAX_BYTES;
-	text = pm__read(fd, &st, max_bytes, &len, &over);
-	if (!text) {
-		err = -errno;
-		st_warn("perf-map: %s: %s", path, strerror(errno));
-		goto err_close;
-	}
+	pm = perf_map__read_fd(fd, path, owner, max_bytes);
+	err = errno;
 	close(fd);
-	pm = pm__from_text(text, len);
-	if (pm)
-		pm->stats.truncated += over;
+	errno = err;
 	return pm;
-
-err_close:
-	close(fd);
-	errno = -err;
-	return NULL;
 }
 
 const struct perf_map_sym *perf_map__find(const struct perf_map *pm, uint64_t addr)

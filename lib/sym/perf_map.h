@@ -57,6 +57,17 @@ struct perf_map;
 struct perf_map *perf_map__open(const char *path, uid_t owner, size_t max_bytes);
 
 /**
+ * perf_map__read_fd() - perf_map__open() of a file the caller opened (with
+ * O_NOFOLLOW | O_NONBLOCK, e.g. inside a process's root: lib/sym/jit_maps.c).
+ * @fd:   the open file (the caller keeps and closes it)
+ * @name: what to call it in messages
+ *
+ * The same trust check and caps as perf_map__open().
+ * Return: the map, or NULL with errno EINVAL, EPERM, ENOMEM or that of read.
+ */
+struct perf_map *perf_map__read_fd(int fd, const char *name, uid_t owner, size_t max_bytes);
+
+/**
  * perf_map__parse() - build a map from text already in memory.
  * @text: the file's bytes (need not be NUL-terminated); copied
  * @len:  bytes at @text

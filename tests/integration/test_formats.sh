@@ -73,8 +73,27 @@ run_wl off "$W/offcpu_fp" sleep 100 5 -- offcpu -U --format pprof -o "$TMP/off.p
 go tool pprof -raw -symbolize=none "$TMP/off.pb.gz" > "$TMP/off.raw" 2>&1
 expect_eq pprof-offcpu-types "$(grep -A1 '^Samples:' "$TMP/off.raw" | tail -1 | tr -s ' ')" \
 	"blocks/count offcpu/nanoseconds[dflt]"
-nap=$(pprof_traces "$TMP/off.pb.gz" | sum_traces ' nap s3 s2 s1 main __libc_start_call_main __libc_start_main _start$')
+nap=$(pprof_traces "$TMP/off.pb.gz" |
+	sum_traces ' now_ns nap s3 s2 s1 run_sleep main __libc_start_call_main __libc_start_main _start$')
 within pprof-offcpu-nap-time "$nap" "$(wl_value off slept_ns)" 5
+
+# 3b. pprof with inline frames (the -O2 -g workload, --lines): in_b2 and in_b,
+#    inlined into in_a, are lines of in_a's location, innermost first, each with
+#    the file:line of its call; the mapping says it has inline frames. -traces
+#    prints them "(inline)".
+I=$ROOT/tests/workloads/inline.c
+run_traced ppinl "$W/inline" $N -- count -U --lines --format pprof -o "$TMP/inl.pb.gz" -p @PID@ \
+	"u:$W/inline:in_leaf"
+expect_eq pprof-inline-traces "$(go tool pprof -traces -symbolize=none "$TMP/inl.pb.gz" 2>&1 |
+	awk '/^-+\+/ {n++} n == 1 && !/^-/ && !/comm:/ {sub(/^ *[0-9]+ +/, ""); sub(/^ +/, ""); print}' |
+	paste -sd'|')" \
+	"in_leaf|in_c|in_b2 (inline)|in_b (inline)|in_a|main|__libc_start_call_main|__libc_start_main|_start"
+go tool pprof -raw -symbolize=none "$TMP/inl.pb.gz" > "$TMP/inl.raw" 2>&1
+expect_eq pprof-inline-location "$(awk '/^Locations/ {on = 1; next} /^Mappings/ {on = 0}
+	on && /in_b2/ {p = 1} p && (/in_b2|in_b |in_a/) {sub(/^ *[0-9]+: 0x[0-9a-f]+ M=[0-9]+ /, ""); sub(/^ +/, ""); print}
+	on && /in_a/ {p = 0}' "$TMP/inl.raw" | paste -sd'|')" \
+	"in_b2 $I:35 s=0|in_b $I:42 s=0|in_a $I:49 s=0"
+expect_eq pprof-inline-mapping "$(grep -c "$W/inline .*\[IN\]" "$TMP/inl.raw")" 1
 
 # 4. speedscope: valid against speedscope's schema; the chain root first, N events.
 run_traced ss "$CHAIN" $N -- count --format speedscope -o "$TMP/ss.json" -p @PID@ "u:$CHAIN:leaf"
