@@ -17,6 +17,11 @@
 #                  and no .debug_aranges, where eu-addr2line finds no DWARF at all)
 #   jit_fp         jit.c with frame pointers: with -m, JIT stubs named by /tmp/perf-PID.map
 #                  (tests/unit/test_perf_map.c)
+#   librust_legacy.so, librust_v0.so
+#                  the Rust objects of tests/fixtures/rust/ linked as shared libraries
+#                  (no dependencies); rust_names dlopen()s one and calls into it
+#                  (tests/integration/test_names.sh, tests/unit/test_symbolizer.c)
+#   vdso_clock     a system call made from inside the vDSO (tests/integration/test_names.sh)
 
 NAMES_CXXFLAGS := -std=gnu++17 -O2 -g -Wall -Wextra -Werror -fno-optimize-sibling-calls
 GO ?= go
@@ -26,7 +31,9 @@ GO_NAMES := $(O)/workloads/go_names $(O)/workloads/go_names_stripped \
 	    $(O)/workloads/go_names_pie
 NAMES_WORKLOADS := $(O)/workloads/inline $(O)/workloads/inline.debug \
 		   $(O)/workloads/dwz/common.debug $(O)/workloads/inline_clang $(O)/workloads/cxx_names $(O)/workloads/jit_fp $(GO_NAMES) \
-		   $(O)/workloads/minidebug $(O)/workloads/minidebug_full
+		   $(O)/workloads/minidebug $(O)/workloads/minidebug_full \
+		   $(O)/workloads/librust_legacy.so $(O)/workloads/librust_v0.so \
+		   $(O)/workloads/rust_names $(O)/workloads/vdso_clock
 
 workloads: $(NAMES_WORKLOADS)
 
@@ -87,3 +94,18 @@ $(O)/workloads/inline_clang: tests/workloads/inline.c tests/workloads/golib.h te
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unknown-attributes \
 		-fno-optimize-sibling-calls $< -o $@
+
+$(O)/workloads/librust_%.so: tests/fixtures/rust/names-%.o tests/workloads/names.mk
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared -nostdlib -Wl,--build-id=sha1 $< -o $@
+
+$(O)/workloads/rust_names: tests/workloads/rust_names.c tests/workloads/golib.h tests/workloads/names.mk
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer $< -o $@ -ldl
+
+$(O)/workloads/vdso_clock: tests/workloads/vdso_clock.c tests/workloads/golib.h tests/workloads/names.mk
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer $< -o $@
