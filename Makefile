@@ -159,7 +159,7 @@ $(O)/fuzz/%: fuzz/%.c $(O)/fuzz/libstacktap-san.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(O)/fuzz/libstacktap-san.a $(LDLIBS) -o $@
 
-# Bench helpers built from lib/ (bench/st_*.c), e.g. st-addr2line.
+# Bench helpers built from lib/ (bench/st_*.c), e.g. st-symbolize.
 BENCH_TOOLS := $(patsubst bench/st_%.c,$(O)/bench/st-%,$(wildcard bench/st_*.c))
 $(O)/bench/st-%: bench/st_%.c $(O)/libstacktap.a
 	$(call msg,CC,$@)
