@@ -1,130 +1,182 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Symbolization throughput with inline frames and lines (issue 9), unit level:
-# st-addr2line (lib/sym/dwarf_inline: one process, each file one sorted batch)
-# against `eu-addr2line -a -f -i` (one process per file, fed that file's
-# addresses on stdin), the same addresses, in the same run.
+# Symbolization throughput with inline frames and lines (issue 9), on the
+# addresses of a real system-wide profile, in the same run:
 #
-# Addresses are what stack frames hold: every call site of the file, as its
-# return address minus one, shuffled with a fixed seed (a profile hits them in
-# no order), at most MAXADDR per file:
-#   libc.so.6    Debian's, debug file from libc6-dbg (found by build ID)
-#   python3.11   Debian's, LTO build, debug file from python3.11-dbg
-#   cxx_names    build/workloads/cxx_names (-O2 -g, DWARF in the file)
-# Prints per file the frames each side names, the median seconds of REPS runs,
-# frames per second and the ratio; "open+index" is st-addr2line on one address
-# (the fixed cost: reading the debug file and indexing its units); then how the
-# answers compare (bench/names_cmp.py), and binutils addr2line -i as a second
-# opinion on a sample where eu-addr2line shows no inline frames.
+#   1. `stacktap profile -F HZ --lines --format pprof SECS`, system-wide, while
+#      DWARF-rich work runs beside whatever the machine runs (Debian's LTO
+#      python3.11 with python3.11-dbg installed, libc with libc6-dbg, the C++
+#      and inline workloads); its own naming time (--debug) is shown.
+#   2. The user frames of its samples, from `go tool pprof -raw`: each distinct
+#      (file, file offset) with whether it is a return address (every frame but
+#      a sample's innermost); files that are gone or not regular are left out.
+#   3. st-symbolize (bench/st_symbolize.c: the symbolizer's own path - the
+#      process registry, event_frames, symbolizer__name() in batches of 4096
+#      with inline frames, lines and demangling - one process for every file)
+#      against `eu-addr2line -a -f -i` (one process per file, fed that file's
+#      link-time addresses, return addresses minus one, on stdin), the same
+#      frames, REPS times each, medians.
+#
+# Prints frames named per second on each side and the ratio (target: >= 2x),
+# the machine's load average around the measurement, and how the answers
+# compare (bench/names_cmp.py: file:line chains; names differ by design: ours
+# are the symbol table's, demangled, eu-addr2line's DWARF's as they are).
 set -u
 O=${O:-build}
+ST=${ST:-$(pwd)/$O/stacktap}
 REPS=${REPS:-3}
-MAXADDR=${MAXADDR:-10000}
-A2L=$O/bench/st-addr2line
+SECS=${SECS:-10}
+HZ=${HZ:-999}
+SYM=$O/bench/st-symbolize
+W=$O/workloads
 TMP=$(mktemp -d /tmp/stacktap-bench-names.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+export HOME="$TMP" GOCACHE="$TMP/gocache"
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 
-for t in eu-addr2line addr2line objdump python3; do
-	command -v $t >/dev/null || { echo "bench_names: $t missing (make bench-deps)" >&2; exit 1; }
+for t in eu-addr2line readelf go python3; do
+	command -v $t >/dev/null || { echo "bench_names: $t missing (make deps bench-deps)" >&2; exit 1; }
 done
-[ -x "$A2L" ] || { echo "bench_names: $A2L missing (make bench)" >&2; exit 1; }
+[ -x "$SYM" ] || { echo "bench_names: $SYM missing (make bench)" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "bench_names: profiling needs root" >&2; exit 1; }
 
-FILES=(/usr/lib/x86_64-linux-gnu/libc.so.6 "$(readlink -f /usr/bin/python3.11)" "$O/workloads/cxx_names")
+# 1. The profile, with DWARF-rich work running beside the machine's own.
+python3.11 -c '
+import json, re, zlib
+d = {"k%d" % i: list(range(i % 50)) for i in range(2000)}
+while True:
+    s = json.dumps(d); json.loads(s); zlib.compress(s.encode())
+    re.findall(r"k(\d+)", s); sorted(d, key=lambda k: -len(d[k]))' &
+PIDS+=($!)
+"$W/cxx_names" 100000000 > /dev/null & PIDS+=($!)
+"$W/inline" 100000000 > /dev/null & PIDS+=($!)
+"$ST" profile -F "$HZ" --lines --debug --format pprof -o "$TMP/prof.pb.gz" "$SECS" \
+	> /dev/null 2> "$TMP/profile.err" || { cat "$TMP/profile.err" >&2; exit 1; }
+for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+wait 2>/dev/null
+PIDS=()
+naming=$(sed -n 's/.*raw stacks: \([0-9]*\) distinct stacks decoded and named in \([0-9.]*\) ms.*/\1 stacks, \2 ms/p' \
+	"$TMP/profile.err")
+echo "profile -F $HZ --lines, system-wide, ${SECS}s: naming $naming (inline frames and lines, in the run)"
 
-# Return addresses - 1 of every call in @1, shuffled (seed 9), at most MAXADDR.
-call_sites() {
-	objdump -d --no-show-raw-insn "$1" | awk '/\tcall/ { getline;
-		if ($1 ~ /^[0-9a-f]+:$/) { sub(":", "", $1); print $1 } }' |
-	python3 -c '
-import random, sys
-a = sorted({int(l, 16) - 1 for l in sys.stdin if l.strip()})
-random.Random(9).shuffle(a)
-print("\n".join("0x%x" % x for x in a[:int(sys.argv[1])]))' "$MAXADDR"
-}
-
-# run_ms IN OUT CMD...: runs CMD < IN > OUT, prints its wall time in ms.
-run_ms() {
-	local in=$1 out=$2 s
-	shift 2
-	s=$(date +%s%N)
-	"$@" < "$in" > "$out" 2>/dev/null
-	echo $(( ($(date +%s%N) - s) / 1000000 ))
-}
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-frames() { awk '!/^0x/ { n++ } END { print int(n / 2) }' "$1"; }
-rate() { awk -v f="$1" -v ms="$2" 'BEGIN { printf "%.0f", ms ? f * 1000 / ms : 0 }'; }
-
-printf '%-12s %8s %9s %9s %9s %9s %11s %11s %7s\n' file addrs "frames-st" "frames-eu" \
-	"st-ms" "eu-ms" "st-frames/s" "eu-frames/s" ratio
-total_st=0 total_eu=0
-: > "$TMP/pairs"
-for f in "${FILES[@]}"; do
-	[ -f "$f" ] || { echo "bench_names: $f missing" >&2; continue; }
-	n=$(basename "$f")
-	call_sites "$f" > "$TMP/$n.addrs"
-	sed "s|^|$f |" "$TMP/$n.addrs" >> "$TMP/pairs"
-	for ((r = 0; r < REPS; r++)); do
-		run_ms "$TMP/$n.addrs" "$TMP/$n.st" "$A2L" -e "$f"
-	done | median > "$TMP/$n.st.ms"
-	for ((r = 0; r < REPS; r++)); do
-		run_ms "$TMP/$n.addrs" "$TMP/$n.eu" eu-addr2line -a -f -i -e "$f"
-	done | median > "$TMP/$n.eu.ms"
-	head -1 "$TMP/$n.addrs" > "$TMP/one"
-	fixed=$(for ((r = 0; r < REPS; r++)); do run_ms "$TMP/one" /dev/null "$A2L" -e "$f"; done |
-		median)
-	st=$(cat "$TMP/$n.st.ms") eu=$(cat "$TMP/$n.eu.ms")
-	fs=$(frames "$TMP/$n.st") fe=$(frames "$TMP/$n.eu")
-	printf '%-12s %8d %9d %9d %9d %9d %11s %11s %6sx   (open+index %d ms)\n' "$n" \
-		"$(wc -l < "$TMP/$n.addrs")" "$fs" "$fe" "$st" "$eu" "$(rate "$fs" "$st")" \
-		"$(rate "$fe" "$eu")" "$(awk -v a="$eu" -v b="$st" 'BEGIN { printf "%.1f", b ? a / b : 0 }')" \
-		"$fixed"
-	total_eu=$((total_eu + eu))
-done
-
-# Every file's pairs through one st-addr2line, against the eu-addr2line runs above.
-all=$(for ((r = 0; r < REPS; r++)); do run_ms "$TMP/pairs" /dev/null "$A2L"; done | median)
-printf 'all files: st-addr2line %d ms (one process), eu-addr2line %d ms (one per file): %sx\n' \
-	"$all" "$total_eu" "$(awk -v a="$total_eu" -v b="$all" 'BEGIN { printf "%.1f", b ? a / b : 0 }')"
-
-echo "agreement with eu-addr2line -a -f -i:"
-for f in "${FILES[@]}"; do
-	n=$(basename "$f")
-	[ -f "$TMP/$n.st" ] || continue
-	printf '  %-12s ' "$n"
-	python3 bench/names_cmp.py "$TMP/$n.st" "$TMP/$n.eu"
-done
-
-# Where eu-addr2line shows no inline frames (libdw's dwarf_getscopes gives up on
-# LTO units), binutils addr2line -i is the independent check.
-py=$(readlink -f /usr/bin/python3.11)
-id=$(eu-readelf -n "$py" | awk '/Build ID/ { print $3 }')
-dbg=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
-if [ -f "$dbg" ]; then
-	head -500 "$TMP/python3.11.addrs" > "$TMP/py500"
-	"$A2L" -e "$dbg" < "$TMP/py500" > "$TMP/py500.st"
-	addr2line -a -f -i -e "$dbg" < "$TMP/py500" > "$TMP/py500.bu"
-	printf '  binutils addr2line -i, 500 python3.11 addresses: '
-	python3 - "$TMP/py500.st" "$TMP/py500.bu" <<'EOF'
-import re, sys
-def blocks(p):
-    out, cur = [], None
-    for l in open(p):
-        l = l.rstrip("\n")
-        if l.startswith("0x") and (cur is None or len(cur) % 2 == 0):
-            cur = []
-            out.append(cur)
-        else:
-            cur.append(l)
-    return out
-def frames(b):  # binutils prints no column and notes discriminators; compare file basename:line
-    r = []
-    for i in range(0, len(b) - 1, 2):
-        loc = re.sub(r" \(discriminator \d+\)", "", b[i + 1])
-        loc = re.sub(r":(\d+):\d+$", r":\1", loc).split("/")[-1]
-        r.append((re.sub(r" inlined at .*$", "", b[i]), loc))
-    return r
-a, b = blocks(sys.argv[1]), blocks(sys.argv[2])
-same = sum(frames(x) == frames(y) for x, y in zip(a, b))
-print("%d of %d identical (%d frames)" % (same, len(a), sum(len(frames(x)) for x in a)))
+# 2. Its user frames: "PATH OFFSET [r]", and per file the link-time addresses eu-addr2line wants.
+go tool pprof -raw -symbolize=none "$TMP/prof.pb.gz" > "$TMP/prof.raw" 2>&1
+python3 - "$TMP/prof.raw" "$TMP" <<'EOF'
+import os, re, stat, subprocess, sys
+raw, out = sys.argv[1], sys.argv[2]
+mapping, loc, frames, section = {}, {}, set(), None
+for line in open(raw, errors="replace"):
+    line = line.rstrip("\n")
+    if re.match(r"^(Samples|Locations|Mappings):", line) or line in ("Locations", "Mappings"):
+        section = line.split(":")[0]
+        continue
+    if section == "Mappings":
+        m = re.match(r"^\s*(\d+): 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ (\S+)", line)
+        if m:
+            mapping[m.group(1)] = m.group(2)
+    elif section == "Locations":
+        m = re.match(r"^\s*(\d+): 0x([0-9a-f]+) M=(\d+) ", line)
+        if m:
+            loc[m.group(1)] = (m.group(3), int(m.group(2), 16))
+samples = []
+section = None
+for line in open(raw, errors="replace"):
+    if line.startswith("Samples:"):
+        section = "S"
+        continue
+    if line.startswith("Locations"):
+        break
+    m = re.match(r"^\s*[\d ]+: ((?:\d+ ?)+)\s*$", line) if section == "S" else None
+    if m:
+        samples.append(m.group(1).split())
+for ids in samples:
+    for i, l in enumerate(ids):
+        if l not in loc:
+            continue
+        mid, off = loc[l]
+        path = mapping.get(mid, "")
+        if not path.startswith("/"):
+            continue  # the kernel, a module, the vDSO, anonymous code
+        frames.add((path, off, i > 0))
+def regular(p):
+    try:
+        return stat.S_ISREG(os.stat(p).st_mode)
+    except OSError:
+        return False
+files = sorted({p for p, _, _ in frames if regular(p)})
+with open(os.path.join(out, "frames"), "w") as f:
+    for p, off, r in sorted(frames):
+        if p in files:
+            print("%s %x%s" % (p, off, " r" if r else ""), file=f)
+def loads(p):
+    segs = []
+    for l in subprocess.run(["readelf", "-lW", p], capture_output=True, text=True).stdout.splitlines():
+        w = l.split()
+        if w and w[0] == "LOAD":
+            segs.append((int(w[1], 16), int(w[2], 16), int(w[4], 16)))
+    return segs
+with open(os.path.join(out, "files"), "w") as lst:
+    for i, p in enumerate(files):
+        segs = loads(p)
+        with open(os.path.join(out, "eu.%d.in" % i), "w") as f:
+            for q, off, r in sorted(frames):
+                if q != p:
+                    continue
+                va = next((v + off - o for o, v, fs in segs if o <= off < o + fs), None)
+                print("0x%x" % ((va - 1 if r else va) if va is not None else off), file=f)
+        print(p, file=lst)
 EOF
-fi
+nframes=$(wc -l < "$TMP/frames")
+nfiles=$(wc -l < "$TMP/files")
+echo "addresses: $nframes distinct user frames in $nfiles files"
+
+# 3. The same frames through both, REPS times each.
+ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+eu_all() {
+	local i=0 p
+	while read -r p; do
+		eu-addr2line -a -f -i -e "$p" < "$TMP/eu.$i.in" > "$TMP/eu.$i.out" 2>/dev/null
+		i=$((i + 1))
+	done < "$TMP/files"
+}
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+for ((r = 0; r < REPS; r++)); do
+	s=$(date +%s%N); "$SYM" < "$TMP/frames" > "$TMP/st.out" 2> "$TMP/st.err"; ms "$s" >> "$TMP/st.ms"
+	s=$(date +%s%N); eu_all; ms "$s" >> "$TMP/eu.ms"
+done
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+st=$(median < "$TMP/st.ms") eu=$(median < "$TMP/eu.ms")
+fs=$(sed -n 's/.* \([0-9]*\) frames named.*/\1/p' "$TMP/st.err")
+fe=$(cat "$TMP"/eu.*.out 2>/dev/null | awk '!/^0x/ { n++ } END { print int(n / 2) }')
+rate() { awk -v f="$1" -v ms="$2" 'BEGIN { printf "%.0f", ms ? f * 1000 / ms : 0 }'; }
+printf '%-28s %9s %9s %12s\n' "" frames "median-ms" "frames/s"
+printf '%-28s %9d %9d %12s\n' "st-symbolize (1 process)" "$fs" "$st" "$(rate "$fs" "$st")"
+printf '%-28s %9d %9d %12s\n' "eu-addr2line -a -f -i (x$nfiles)" "$fe" "$eu" "$(rate "$fe" "$eu")"
+echo "ratio (frames/s): $(awk -v a="$(rate "$fs" "$st")" -v b="$(rate "$fe" "$eu")" \
+	'BEGIN { printf "%.1fx", b ? a / b : 0 }'); time: $(awk -v a="$eu" -v b="$st" \
+	'BEGIN { printf "%.1fx", b ? a / b : 0 }') (REPS=$REPS; per-run ms: st $(paste -sd, "$TMP/st.ms"), eu $(paste -sd, "$TMP/eu.ms"))"
+echo "load average: $load0 before, $load1 after ($(nproc) CPUs)"
+
+# How the answers compare, file by file in eu-addr2line's order.
+i=0
+while read -r p; do
+	cat "$TMP/eu.$i.out"
+	i=$((i + 1))
+done < "$TMP/files" > "$TMP/eu.all"
+python3 - "$TMP/frames" "$TMP/files" "$TMP/st.out" > "$TMP/st.byfile" <<'EOF'
+import sys
+order = {p.strip(): i for i, p in enumerate(open(sys.argv[2]))}
+keys = [(order[l.split()[0]], n) for n, l in enumerate(open(sys.argv[1]))]
+blocks, cur = [], None
+for line in open(sys.argv[3], errors="replace"):
+    if line.startswith("0x") and (cur is None or len(cur) % 2 == 1):
+        cur = [line]
+        blocks.append(cur)
+    else:
+        cur.append(line)
+for _, n in sorted(keys):
+    sys.stdout.write("".join(blocks[n]))
+EOF
+printf 'agreement: '
+python3 bench/names_cmp.py "$TMP/st.byfile" "$TMP/eu.all"
