@@ -18,7 +18,8 @@ static int run__on_event(void *ctx, const struct st_event *ev, const uint64_t *i
 	struct st_run *r = ctx;
 
 	procs__see(r->procs, ev->pid, ev->ts);
-	symbolizer__see(r->sym, ev->pid);
+	if (!(ev->flags & ST_EV_KTHREAD))
+		symbolizer__see(r->sym, ev->pid); /* its perf map, while it surely lives */
 	if (r->copy) {
 		/* A walk that met unloaded code came with a stack copy: unwind it here. */
 		ev = copy_stage__process(r->copy, ev, &ips);
@@ -140,6 +141,8 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	symbolizer__set_opts(r->sym, &(struct symbolizer_opts){ .demangle = !common->no_demangle,
 								.inlines = true,
 								.lines = common->lines });
+	if (!common->user_only)
+		symbolizer__load_kernel(r->sym);
 	if (common->unwind == ST_UNWIND_TABLE || common->unwind == ST_UNWIND_AUTO) {
 		r->tables = bpf_tables__new(obj, &src);
 		if (!r->tables)

@@ -31,6 +31,7 @@ struct jit_proc {
 	uid_t uid;
 	int root_fd;       /* O_PATH of /proc/PID/root, or -1 */
 	bool exited, refused;
+	bool recorded;     /* set from a recording: /proc is never asked */
 	struct perf_map *map, *prev; /* prev: the map of an earlier process with this pid */
 	struct stat last;  /* of the file last read (size and mtime say when it changed) */
 	uint64_t checked;  /* CLOCK_MONOTONIC ns of the last check after a miss */
@@ -178,11 +179,28 @@ static void jit__begin(struct jit_maps *jm, struct jit_proc *p)
 	jit__load(jm, p);
 }
 
+/* A new entry for @pid, not read yet. */
+static struct jit_proc *jit__add(struct jit_maps *jm, int pid)
+{
+	struct jit_proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->node.k1 = (uint64_t)pid;
+	p->pid = pid;
+	p->root_fd = -1;
+	if (htab__insert(&jm->procs, &p->node)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
 void jit_maps__see(struct jit_maps *jm, int pid)
 {
 	struct jit_proc *p = jit__lookup(jm, pid);
 
-	if (pid <= 0 || (p && !p->exited))
+	if (pid <= 0 || (p && (!p->exited || p->recorded)))
 		return;
 	if (p) {
 		/* The pid names another process now; the old map stays for the old events. */
@@ -192,17 +210,24 @@ void jit_maps__see(struct jit_maps *jm, int pid)
 		jit__begin(jm, p);
 		return;
 	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return;
-	p->node.k1 = (uint64_t)pid;
-	p->pid = pid;
-	p->root_fd = -1;
-	if (htab__insert(&jm->procs, &p->node)) {
-		free(p);
-		return;
+	p = jit__add(jm, pid);
+	if (p)
+		jit__begin(jm, p);
+}
+
+int jit_maps__set(struct jit_maps *jm, int pid, struct perf_map *pm)
+{
+	struct jit_proc *p = jit__lookup(jm, pid);
+
+	if (!p && !(p = jit__add(jm, pid))) {
+		perf_map__free(pm);
+		return -ENOMEM;
 	}
-	jit__begin(jm, p);
+	jit__close_root(jm, p);
+	perf_map__free(p->map);
+	p->map = pm;
+	p->exited = p->refused = p->recorded = true; /* nothing to read: the map is what it is */
+	return 0;
 }
 
 void jit_maps__exited(struct jit_maps *jm, int pid)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 struct jit_maps;
+struct perf_map;
 struct perf_map_sym;
 
 struct jit_maps_stats {
@@ -32,6 +33,15 @@ void jit_maps__see(struct jit_maps *jm, int pid);
 
 /** jit_maps__exited() - @pid exited: its map is read a last time and kept. */
 void jit_maps__exited(struct jit_maps *jm, int pid);
+
+/**
+ * jit_maps__set() - @pm is @pid's perf map, as a recording kept it: never read
+ * from /proc (the process is not this machine's now).
+ * @pm: taken over (freed with the set, or now on failure)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int jit_maps__set(struct jit_maps *jm, int pid, struct perf_map *pm);
 
 /** jit_maps__refresh() - re-read every map whose file changed (before a report). */
 void jit_maps__refresh(struct jit_maps *jm);

@@ -83,6 +83,11 @@ static struct ksyms *symbolizer__ksyms(struct symbolizer *sz)
 	return sz->ksyms;
 }
 
+void symbolizer__load_kernel(struct symbolizer *sz)
+{
+	symbolizer__ksyms(sz);
+}
+
 void symbolizer__set_opts(struct symbolizer *sz, const struct symbolizer_opts *o)
 {
 	sz->opts = *o;
@@ -101,6 +106,13 @@ void symbolizer__see(struct symbolizer *sz, int pid)
 void symbolizer__exited(struct symbolizer *sz, int pid)
 {
 	jit_maps__exited(sz->jit, pid);
+}
+
+int symbolizer__set_perf_map(struct symbolizer *sz, int pid, const char *text, size_t len)
+{
+	struct perf_map *pm = perf_map__parse(text, len);
+
+	return pm ? jit_maps__set(sz->jit, pid, pm) : -ENOMEM;
 }
 
 void symbolizer__refresh(struct symbolizer *sz)

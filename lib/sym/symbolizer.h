@@ -54,6 +54,13 @@ struct symbolizer_opts {
  */
 struct symbolizer *symbolizer__new(struct proc_registry *procs);
 
+/**
+ * symbolizer__load_kernel() - read kallsyms now, not at the first kernel frame:
+ * for commands that capture kernel stacks, so its cost (~0.3 s) is paid at
+ * setup rather than when the report is due (or at snoop's first event).
+ */
+void symbolizer__load_kernel(struct symbolizer *sz);
+
 /** symbolizer__set_opts() - name from now on as @o says (copied). */
 void symbolizer__set_opts(struct symbolizer *sz, const struct symbolizer_opts *o);
 
@@ -65,6 +72,15 @@ void symbolizer__see(struct symbolizer *sz, int pid);
 
 /** symbolizer__exited() - @pid exited: its perf map is read a last time and kept. */
 void symbolizer__exited(struct symbolizer *sz, int pid);
+
+/**
+ * symbolizer__set_perf_map() - @pid's perf map is @text (@len bytes, the
+ * lines of a /tmp/perf-PID.map a recording kept): JIT frames of @pid are
+ * named from it, and /proc is never asked about @pid's map.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int symbolizer__set_perf_map(struct symbolizer *sz, int pid, const char *text, size_t len);
 
 /**
  * symbolizer__refresh() - re-read the perf maps that changed: before a

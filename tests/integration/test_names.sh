@@ -4,7 +4,8 @@
 # demangled C++ (text, folded, snoop JSON) and Rust (legacy, v0), --no-demangle;
 # inline frames and --lines from DWARF; JIT code named by /tmp/perf-PID.map
 # (trusted only when its owner is the process's, and found inside another pid and
-# mount namespace); Go stripped of .symtab named from .gopclntab; the vDSO.
+# mount namespace); Go stripped of .symtab named from .gopclntab; MiniDebugInfo;
+# the vDSO.
 source "$(dirname "$0")/lib.sh"
 
 N=5
@@ -152,7 +153,13 @@ run_traced go_names "$W/go_names" $N -- count -U -p @PID@ t:syscalls:sys_enter_g
 expect_eq go_names "$(cat "$TMP/go_names.out")" "$(chain_block $N syscall.rawSyscallNoError.abi0 \
 	"syscall.Getppid (inlined)" main.leaf main.work main.main runtime.main runtime.goexit.abi0)"
 
-# 6. The vDSO: a system call made from inside it, named from the vDSO image.
+# 6. A Fedora-style stripped PIE: md_leaf from .dynsym, the static md_inner and
+#    md_outer (and main) only from the MiniDebugInfo in .gnu_debugdata.
+run_traced mini "$W/minidebug" $N -- count -U -p @PID@ "u:$W/minidebug:md_leaf"
+expect_eq minidebug "$(cat "$TMP/mini.out")" \
+	"$(chain_block $N md_leaf md_inner md_outer main $LIBC_START)"
+
+# 7. The vDSO: a system call made from inside it, named from the vDSO image.
 run_traced vdso "$W/vdso_clock" $N -- count -U -p @PID@ t:syscalls:sys_enter_clock_gettime
 expect_eq vdso "$(cat "$TMP/vdso.out")" \
 	"$(chain_block $N __vdso_clock_gettime __clock_gettime tick main $LIBC_START)"

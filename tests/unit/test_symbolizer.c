@@ -362,6 +362,13 @@ static void test_perf_map(void)
 	name_stack(&fx, ips + 2, 1, got, sizeof(got));
 	CHECK_STR(got, "later_blob");
 	unlink(path);
+
+	/* A recording's map: used as it is, /proc never asked (the file is gone now). */
+	snprintf(got, sizeof(got), "%llx 80 recorded_blob\n", (unsigned long long)page);
+	CHECK(symbolizer__set_perf_map(fx.sz, fx.pid, got, strlen(got)) == 0);
+	symbolizer__see(fx.sz, fx.pid);
+	name_stack(&fx, ips, 2, got, sizeof(got));
+	CHECK_STR(got, "recorded_blob | recorded_blob");
 	fixture__free(&fx);
 }
 
