@@ -38,7 +38,7 @@ static const char doc[] =
 	"\nEXAMPLES:\n"
 	"  stacktap count t:syscalls:sys_enter_getppid      # who calls getppid()\n"
 	"  stacktap count -p 185 -D 5 u:c:malloc            # malloc stacks of PID 185, 5 s\n"
-	"  stacktap count --lines -p 185 u:c:malloc        # with file:line of each frame\n"
+	"  stacktap count --lines -p 185 u:c:malloc         # with file:line of frames\n"
 	"  stacktap count --no-demangle -p 185 u:c:malloc   # C++/Rust names as mangled\n"
 	"  stacktap count -d -P 't:sched:sched_process_*'   # per process, -- between stacks\n"
 	"  stacktap count -f -a t:block:block_rq_issue > out.folded   # flame graph input\n"
