@@ -26,12 +26,19 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-# Packages `make deps` installs: build, tests, fuzzing.
+# Packages `make deps` installs: build, tests, fuzzing. Besides Debian's
+# essential ones (coreutils, grep, sed, mawk, findutils, diffutils), the tests
+# call jq, python3, binutils (readelf, objdump, nm), bpftrace (the other tracer
+# of test_bad_input.sh), strace, util-linux's unshare and setpriv and mount's
+# mount (tests/fresh-ns.sh, test_fresh_machine.sh); the output tests golang-go
+# (go tool pprof), babeltrace2, chromium and nodejs; the name tests g++, xz-utils
+# (MiniDebugInfo), dwz and elfutils (test_dwarf_inline checks against eu-addr2line).
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg \
-	    golang-go babeltrace2 chromium nodejs libiberty-dev liblzma-dev g++ elfutils xz-utils dwz
+	    golang-go babeltrace2 chromium nodejs python3 bpftrace strace util-linux mount \
+	    libiberty-dev liblzma-dev g++ elfutils xz-utils dwz
 # Packages `make bench-deps` adds: the peer tools we measure against.
-BENCH_PKGS := bpftrace bpfcc-tools linux-perf linux-headers-amd64 bc python3 python3.11-dbg
+BENCH_PKGS := bpfcc-tools linux-perf linux-headers-amd64 bc python3.11-dbg
 
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
@@ -65,6 +72,16 @@ SRC_OBJS  := $(patsubst %.c,$(O)/obj/%.o,$(SRC_SRCS))
 
 all: $(O)/stacktap
 
+# The version --version prints: the release, and the commit when built from git.
+ST_VERSION := 0.1
+ST_GIT := $(shell git describe --always --dirty 2>/dev/null)
+$(O)/version.h: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)v='#define ST_VERSION "$(ST_VERSION)$(if $(ST_GIT), (git $(ST_GIT)))"'; \
+		[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
+$(O)/obj/src/main.o: $(O)/version.h
+FORCE:
+
 # --- dependencies -----------------------------------------------------------
 
 # npm: Debian's package, unless the installed nodejs brings its own (it then
@@ -91,8 +108,12 @@ need-deps:
 
 # --- BPF --------------------------------------------------------------------
 
+# The BPF programs are compiled against this kernel's BTF (CO-RE).
 $(O)/vmlinux.h:
 	$(call msg,GEN,$@)
+	$(Q)test -r /sys/kernel/btf/vmlinux || { echo "make: /sys/kernel/btf/vmlinux:" \
+		"missing: this kernel has no BTF, which the BPF programs are compiled against" \
+		"(CONFIG_DEBUG_INFO_BTF=y)" >&2; exit 1; }
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
@@ -182,4 +203,4 @@ bench: $(O)/stacktap workloads $(BENCH_TOOLS)
 clean:
 	rm -rf $(O)
 
-.PHONY: all deps bench-deps need-deps tests check demo bench clean workloads
+.PHONY: all deps bench-deps need-deps tests check demo bench clean workloads FORCE

@@ -197,6 +197,12 @@ static __always_inline __u32 st_capture_user(void *ctx, struct st_scratch *s, __
 	if (st_cfg.unwind != ST_UNWIND_FP)
 		return st_capture_user_table(task, s, kd);
 	bytes = bpf_get_stack(ctx, &s->ips[kd], ST_UFP_BYTES, BPF_F_USER_STACK);
+	/*
+	 * No frame at all is no user stack, not an empty one: the task runs
+	 * without a user context (exiting, its mm released), so say it is lost.
+	 */
+	if (bytes == 0)
+		bytes = -1;
 	return st_frames(bytes, st_cfg.udepth_max, &s->ev, ST_EV_UTRUNC, ST_STAT_UTRUNC,
 			 ST_EV_UFAIL, ST_STAT_UFAIL);
 }

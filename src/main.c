@@ -5,6 +5,10 @@
 #include <string.h>
 
 #include "src/commands.h"
+#include "version.h" /* generated: $(O)/version.h */
+
+/* argp adds --version (and -V) to every command with this. */
+const char *argp_program_version = "stacktap " ST_VERSION;
 
 struct command {
 	const char *name;
@@ -13,9 +17,9 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "count", count_main, "frequency-count the distinct stacks of events (like stackcount)" },
-	{ "snoop", snoop_main, "print every event with its kernel and user stack (like stacksnoop)" },
-	{ "profile", profile_main, "sample on-CPU stacks at a fixed frequency (like profile)" },
+	{ "count", count_main, "count the distinct stacks of events (like stackcount)" },
+	{ "snoop", snoop_main, "print every event with its stacks (like stacksnoop)" },
+	{ "profile", profile_main, "sample on-CPU stacks at a fixed rate (like profile)" },
 	{ "offcpu", offcpu_main, "sum blocked time by kernel and user stack (like offcputime)" },
 	{ "unwind-table", unwind_table_main, "print the compact unwind table of an ELF file, or one row" },
 };
@@ -28,7 +32,8 @@ static void usage(FILE *f)
 		   "Kernel and user stacks at any event, exact and symbolized.\n\nCommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nRun 'stacktap COMMAND --help' for a command's options.\n");
+	fprintf(f, "\nRun 'stacktap COMMAND --help' for a command's options and examples,\n"
+		   "'stacktap --version' for the version.\n");
 }
 
 int main(int argc, char **argv)
@@ -42,6 +47,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("%s\n", argp_program_version);
 		return 0;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

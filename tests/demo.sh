@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make demo`: profile the bundled CPU-bound workload, built without frame
 # pointers (so only unwind tables reach main), and print its stacks.
+# The workload starts spinning only once stacktap is sampling, and stacktap
+# stops when the workload exits, so no sample is lost to timing.
 set -eu
 O=${1:-build}
 ST=$O/stacktap
@@ -10,25 +12,31 @@ if [ "$(id -u)" != 0 ]; then
 	echo "demo: stacktap loads BPF programs: run as root (sudo make demo)" >&2
 	exit 1
 fi
-fifo=$(mktemp -u /tmp/stacktap-demo.XXXXXX)
-mkfifo "$fifo"
-trap 'rm -f "$fifo" "$fifo.ready"' EXIT
-"$W/busy_nofp" 3 "$fifo" > "$fifo.ready" &
-wpid=$!
-until grep -q ready "$fifo.ready" 2>/dev/null; do sleep 0.05; done
-echo "== stacktap profile -F 99 -p $wpid 3: where busy_nofp (no frame pointers) spends its CPU"
-"$ST" profile -F 99 -p "$wpid" 3 &
-spid=$!
-sleep 2
-echo go > "$fifo"
-wait "$wpid" "$spid"
+dir=$(mktemp -d /tmp/stacktap-demo.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+mkfifo "$dir/go"
+
+# profile SECONDS STACKTAP_ARGS...: busy_nofp spins SECONDS of CPU under stacktap profile -p.
+profile() {
+	local secs=$1 wpid spid err
+	shift
+	"$W/busy_nofp" "$secs" "$dir/go" > "$dir/ready.$secs" &
+	wpid=$!
+	until grep -q ready "$dir/ready.$secs" 2>/dev/null; do sleep 0.05; done
+	err=$dir/err.$wpid
+	"$ST" profile "$@" -p "$wpid" 2> >(tee "$err" >&2) &
+	spid=$!
+	until grep -q '^Sampling' "$err" 2>/dev/null; do
+		kill -0 "$spid" 2>/dev/null || { kill "$wpid"; wait "$spid"; return 1; }
+		sleep 0.05
+	done
+	echo go > "$dir/go"
+	wait "$wpid"
+	wait "$spid"
+}
+
+echo "== stacktap profile -F 99 -p PID: where busy_nofp (no frame pointers) spends its CPU"
+profile 2 -F 99
 echo
 echo "== the same as folded stacks for flamegraph.pl (stacktap profile -f)"
-"$W/busy_nofp" 1 "$fifo" > "$fifo.ready" &
-wpid=$!
-until grep -q ready "$fifo.ready" 2>/dev/null; do sleep 0.05; done
-"$ST" profile -f -F 99 -p "$wpid" 2 &
-spid=$!
-sleep 2
-echo go > "$fifo"
-wait "$wpid" "$spid"
+profile 1 -f -F 99

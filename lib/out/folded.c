@@ -28,6 +28,8 @@ void out_folded_stack(FILE *f, const struct report_stack *s, const struct folded
 	size_t i;
 
 	folded__name(f, s->comm);
+	if (o->per_pid)
+		fprintf(f, "-%d", s->pid);
 	for (i = s->nk + s->nu; i > 0; i--)
 		folded__frame(f, &s->frames[i - 1], o);
 	fprintf(f, " %llu\n",

@@ -14,6 +14,7 @@ struct folded_opts {
 	bool weight;         /* print the weight / weight_div instead of the count */
 	uint64_t weight_div; /* e.g. 1000 for ns shown as us (0 = 1) */
 	bool lines;          /* " at FILE:LINE" inside frames, when known */
+	bool per_pid;        /* first field "comm-PID" (-P), as stackcollapse-perf.pl --pid */
 };
 
 /** out_folded_stack() - one line: comm, user frames root first, kernel frames, count. */

@@ -3,16 +3,19 @@
  * Attaching probe specs. Every failure is checked before or at attach time
  * and reported once, naming the spec; whatever was attached before the
  * failure is detached again, so a bad spec never leaves a link behind.
+ *
+ * Specs may overlap (two globs matching one tracepoint, "u:c:malloc" and
+ * "u:libc:malloc"): each probe point is attached once, by the first spec
+ * that names it, so an event is never counted twice.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -24,91 +27,97 @@
 #include "lib/probe/resolve.h"
 #include "lib/proc/maps.h"
 #include "lib/util/log.h"
+#include "lib/util/machine.h"
+
+/* One attached probe point: "t:CAT:NAME", "u:PATH:0xOFF" or "usdt:PATH:PROV:NAME". */
+struct attached {
+	struct bpf_link *link;
+	char *point;
+};
 
 struct probe_links {
-	struct bpf_link **links;
+	struct attached *v;
 	size_t n, cap;
 };
 
-static int links__push(struct probe_links *pl, struct bpf_link *link)
+static bool links__has(const struct probe_links *pl, const char *point)
 {
+	size_t i;
+
+	for (i = 0; i < pl->n; i++)
+		if (!strcmp(pl->v[i].point, point))
+			return true;
+	return false;
+}
+
+static int links__push(struct probe_links *pl, struct bpf_link *link, const char *point)
+{
+	char *p = strdup(point);
+
+	if (!p)
+		return -ENOMEM;
 	if (pl->n == pl->cap) {
 		size_t cap = pl->cap ? pl->cap * 2 : 16;
-		struct bpf_link **l = realloc(pl->links, cap * sizeof(*l));
+		struct attached *v = realloc(pl->v, cap * sizeof(*v));
 
-		if (!l)
+		if (!v) {
+			free(p);
 			return -ENOMEM;
-		pl->links = l;
+		}
+		pl->v = v;
 		pl->cap = cap;
 	}
-	pl->links[pl->n++] = link;
+	pl->v[pl->n++] = (struct attached){ link, p };
 	return 0;
 }
 
 /* Takes ownership of @link; a NULL link is libbpf's failure, errno set. */
-static int links__add(struct probe_links *pl, struct bpf_link *link)
+static int links__add(struct probe_links *pl, struct bpf_link *link, const char *point)
 {
 	int err;
 
 	if (!link)
 		return -errno;
-	err = links__push(pl, link);
+	err = links__push(pl, link, point);
 	if (err)
 		bpf_link__destroy(link);
 	return err;
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
-}
-
-/*
- * The tracefs "events" directory. A fresh machine may not have tracefs
- * mounted; like perf and bpftrace we mount it then (we are root to trace).
- */
-static const char *tracefs_events(void)
-{
-	static const char *const dirs[] = { "/sys/kernel/tracing/events",
-					    "/sys/kernel/debug/tracing/events" };
-	size_t i;
-
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (is_dir(dirs[i]))
-			return dirs[i];
-	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0 && is_dir(dirs[0]))
-		return dirs[0];
-	return NULL;
 }
 
 static int attach__tp_one(struct probe_links *pl, struct bpf_program *prog, const char *cat,
 			  const char *name, __u64 cookie)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = cookie);
+	char point[PATH_MAX];
 
-	return links__add(pl, bpf_program__attach_tracepoint_opts(prog, cat, name, &opts));
+	snprintf(point, sizeof(point), "t:%s:%s", cat, name);
+	if (links__has(pl, point))
+		return 0; /* an earlier spec attached it */
+	return links__add(pl, bpf_program__attach_tracepoint_opts(prog, cat, name, &opts), point);
 }
 
 /* Attaches every tracepoint whose category and name match the spec's globs. */
 static int attach__tracepoint(struct probe_links *pl, const struct probe_spec *s,
 			      struct bpf_program *prog, __u64 cookie)
 {
-	const char *root = tracefs_events();
+	const char *tracefs = machine_tracefs();
 	struct dirent *c, *e;
-	char path[PATH_MAX];
+	char root[64], path[PATH_MAX];
 	DIR *cats, *evs;
 	int err = 0, found = 0;
 
-	if (!root) {
-		st_err("%s: tracefs is not mounted and cannot be mounted at /sys/kernel/tracing",
-		       s->text);
-		return -ENOTSUP;
+	/* machine_prepare() found or mounted tracefs before anything was loaded. */
+	if (!tracefs) {
+		st_err("%s: tracefs is not ready (machine_prepare() was not run)", s->text);
+		return -ENODEV;
 	}
+	snprintf(root, sizeof(root), "%s/events", tracefs);
 	cats = opendir(root);
-	if (!cats)
-		return -errno;
+	if (!cats) {
+		err = -errno;
+		st_err("%s: %s: %s", s->text, root, strerror(-err));
+		return err;
+	}
 	while (!err && (c = readdir(cats))) {
 		if (c->d_name[0] == '.' || fnmatch(s->target, c->d_name, 0))
 			continue;
@@ -135,13 +144,22 @@ static int attach__tracepoint(struct probe_links *pl, const struct probe_spec *s
 	return err;
 }
 
-/* The binary a u:/usdt: spec names, or NULL after saying so. */
+/* The ELF file a u:/usdt: spec names, or NULL after saying why not. */
 static char *attach__binary(const struct probe_spec *s, int pid)
 {
 	char *path = probe_resolve_binary(s->target, pid);
+	const char *why;
 
-	if (!path)
+	if (!path) {
 		st_err("%s: binary or library '%s' not found", s->text, s->target);
+		return NULL;
+	}
+	why = probe_not_elf(path);
+	if (why) {
+		st_err("%s: %s: %s", s->text, path, why);
+		free(path);
+		return NULL;
+	}
 	return path;
 }
 
@@ -149,6 +167,7 @@ static int attach__uprobe(struct probe_links *pl, const struct probe_spec *s,
 			  struct bpf_program *prog, int pid, __u64 cookie)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie);
+	char point[PATH_MAX + 32];
 	uint64_t off;
 	char *path;
 	int err;
@@ -161,9 +180,10 @@ static int attach__uprobe(struct probe_links *pl, const struct probe_spec *s,
 		st_err("%s: symbol '%s' not found in %s", s->text, s->name, path);
 	else if (err)
 		st_err("%s: cannot read %s: %s", s->text, path, strerror(-err));
-	if (!err) {
+	snprintf(point, sizeof(point), "u:%s:%#llx", path, (unsigned long long)off);
+	if (!err && !links__has(pl, point)) {
 		err = links__add(pl, bpf_program__attach_uprobe_opts(prog, pid ? pid : -1, path,
-								     off, &opts));
+								     off, &opts), point);
 		if (err)
 			st_err("%s: cannot attach uprobe: %s", s->text, strerror(-err));
 	}
@@ -175,14 +195,20 @@ static int attach__usdt(struct probe_links *pl, const struct probe_spec *s,
 			struct bpf_program *prog, int pid, __u64 cookie)
 {
 	LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = cookie);
+	char point[PATH_MAX + 2 * 256];
 	char *path;
 	int err;
 
 	path = attach__binary(s, pid);
 	if (!path)
 		return -EINVAL;
+	snprintf(point, sizeof(point), "usdt:%s:%s:%s", path, s->name, s->name2);
+	if (links__has(pl, point)) {
+		free(path);
+		return 0;
+	}
 	err = links__add(pl, bpf_program__attach_usdt(prog, pid ? pid : -1, path, s->name,
-						      s->name2, &opts));
+						      s->name2, &opts), point);
 	if (err == -ENOENT) {
 		st_err("%s: no USDT probe %s:%s in %s", s->text, s->name, s->name2, path);
 		err = -EINVAL;
@@ -202,6 +228,7 @@ static int attach__kfunc(struct probe_links *pl, const struct probe_spec *s,
 			 struct bpf_program *prog, __u64 cookie)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = cookie);
+	char point[256];
 	int fentry_err, err;
 
 	fentry_err = probe_fentry_allowed(s->target);
@@ -209,7 +236,10 @@ static int attach__kfunc(struct probe_links *pl, const struct probe_spec *s,
 		st_err("%s: no kernel function '%s' in the kernel's BTF", s->text, s->target);
 		return -EINVAL;
 	}
-	err = links__add(pl, bpf_program__attach_kprobe_opts(prog, s->target, &opts));
+	snprintf(point, sizeof(point), "k:%s", s->target);
+	if (links__has(pl, point))
+		return 0;
+	err = links__add(pl, bpf_program__attach_kprobe_opts(prog, s->target, &opts), point);
 	if (!err)
 		return 0;
 	st_err("%s: cannot trace kernel function: fentry %s (%s); kprobe failed (%s)", s->text,
@@ -264,8 +294,10 @@ void probe_links__free(struct probe_links *pl)
 
 	if (!pl)
 		return;
-	for (i = 0; i < pl->n; i++)
-		bpf_link__destroy(pl->links[i]);
-	free(pl->links);
+	for (i = 0; i < pl->n; i++) {
+		bpf_link__destroy(pl->v[i].link);
+		free(pl->v[i].point);
+	}
+	free(pl->v);
 	free(pl);
 }

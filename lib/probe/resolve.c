@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What a probe spec names: binaries, symbols, and whether fentry is allowed. */
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -94,6 +97,25 @@ char *probe_resolve_binary(const char *name, int pid)
 	if (!found)
 		errno = ENOENT;
 	return found;
+}
+
+const char *probe_not_elf(const char *path)
+{
+	unsigned char magic[SELFMAG];
+	const char *why = NULL;
+	struct stat st;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO given by mistake must not hang us. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return strerror(errno);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (pread(fd, magic, SELFMAG, 0) != SELFMAG || memcmp(magic, ELFMAG, SELFMAG))
+		why = "not an ELF file";
+	close(fd);
+	return why;
 }
 
 int probe_symbol_offset(const char *path, const char *sym, uint64_t *off)

@@ -17,6 +17,14 @@
 char *probe_resolve_binary(const char *name, int pid);
 
 /**
+ * probe_not_elf() - can @path be probed? It must be a regular file with an
+ * ELF header. Opened non-blocking, so a FIFO never hangs the caller.
+ *
+ * Return: NULL when it can, else a static one-phrase reason ("not an ELF file").
+ */
+const char *probe_not_elf(const char *path);
+
+/**
  * probe_symbol_offset() - file offset of function @sym in the ELF file @path.
  *
  * Return: 0, -ENOENT when the symbol is not there, or another -errno.

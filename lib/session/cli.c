@@ -41,6 +41,16 @@ enum {
 #define RINGBUF_KB_MIN 4
 #define RINGBUF_KB_MAX (1024 * 1024)
 
+#define UNWIND_DOC(copy)                                                                     \
+	"User stacks: auto (unwind tables where a file has one, else frame pointers; the "    \
+	"default), table (tables only), fp (frame pointers only)" copy
+
+/* The docs of a tool without CLI_CAP_COPY. */
+#define UNWIND_DOC_WALK UNWIND_DOC("")
+#define COPY_KB_DOC_WALK                                                                     \
+	"User stack copied where the table walker meets code not loaded yet (dlopen just "    \
+	"now), 1-64 (default 16)"
+
 static const struct argp_option common_options[] = {
 	{ NULL, 0, NULL, 0, "Filters:", 1 },
 	{ "pid", 'p', "PID", 0, "Trace this process only", 1 },
@@ -51,9 +61,8 @@ static const struct argp_option common_options[] = {
 	{ "user-stacks-only", 'U', NULL, 0, "User stacks only", 2 },
 	{ "max-kernel-depth", OPT_KDEPTH, "N", 0, "Kernel frames kept (1-127, default 127)", 2 },
 	{ "max-user-depth", OPT_UDEPTH, "N", 0, "User frames kept (1-1024, default 127; fp: 127 at most)", 2 },
-	{ "unwind", OPT_UNWIND, "MODE", 0,
-	  "User stacks: auto (unwind tables where a file has one, else frame pointers; the "
-	  "default), table (tables only), fp (frame pointers only)", 2 },
+	{ "unwind", OPT_UNWIND, "MODE", 0, UNWIND_DOC(", copy (each user stack copied at the "
+						       "event and unwound in user space)"), 2 },
 	{ "unwind-rows", OPT_UNWIND_ROWS, "N", 0,
 	  "Unwind rows the BPF maps hold, 8 bytes each (default 2097152)", 2 },
 	{ "stack-copy-kb", OPT_COPY_KB, "KB", 0,
@@ -81,9 +90,10 @@ static const struct argp_option common_options[] = {
 	{},
 };
 
-void st_common_opts__init(struct st_common_opts *o)
+void st_common_opts__init(struct st_common_opts *o, unsigned caps)
 {
 	memset(o, 0, sizeof(*o));
+	o->caps = caps;
 	o->cpu = -1;
 	o->ringbuf_kb = 8192;
 	o->kdepth = ST_MAX_KSTACK;
@@ -115,18 +125,24 @@ static void cli__pid(struct argp_state *state, const char *what, const char *arg
 	*out = (int)v;
 }
 
-static void cli__unwind(struct argp_state *state, const char *arg, unsigned *mode)
+static void cli__unwind(struct argp_state *state, const char *arg, struct st_common_opts *o)
 {
+	bool copy = o->caps & CLI_CAP_COPY;
+
 	if (!strcmp(arg, "auto"))
-		*mode = ST_UNWIND_AUTO;
+		o->unwind = ST_UNWIND_AUTO;
 	else if (!strcmp(arg, "table"))
-		*mode = ST_UNWIND_TABLE;
+		o->unwind = ST_UNWIND_TABLE;
 	else if (!strcmp(arg, "fp"))
-		*mode = ST_UNWIND_FP;
+		o->unwind = ST_UNWIND_FP;
+	else if (!strcmp(arg, "copy") && copy)
+		o->unwind = ST_UNWIND_COPY;
 	else if (!strcmp(arg, "copy"))
-		*mode = ST_UNWIND_COPY;
+		argp_failure(state, 2, 0, "--unwind=copy: this command walks user stacks in BPF "
+			     "(copy is a count and snoop mode)");
 	else
-		argp_failure(state, 2, 0, "unwind mode '%s': want auto, table, fp or copy", arg);
+		argp_failure(state, 2, 0, "unwind mode '%s': want %s", arg,
+			     copy ? "auto, table, fp or copy" : "auto, table or fp");
 }
 
 /* A directory format's -o: made when missing, and writable. */
@@ -208,9 +224,14 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		o->debug = true;
 		st_verbose = true;
 		break;
-	case OPT_UNWIND: cli__unwind(state, arg, &o->unwind); break;
+	case OPT_UNWIND: cli__unwind(state, arg, o); break;
 	case OPT_COPY_KB: cli__number(state, "stack copy size", arg, 1, ST_COPY_MAX / 1024, &o->copy_kb); break;
-	case OPT_UNWIND_CHECK: o->unwind_check = true; break;
+	case OPT_UNWIND_CHECK:
+		if (!(o->caps & CLI_CAP_COPY))
+			argp_failure(state, 2, 0, "--unwind-check: this command walks user stacks "
+				     "in BPF with nothing to compare (a count and snoop option)");
+		o->unwind_check = true;
+		break;
 	case OPT_USER_STACKS:
 		if (!strcmp(arg, "deferred"))
 			o->user_stacks = CLI_USTACKS_DEFERRED;
@@ -238,7 +259,39 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-const struct argp st_common_argp = { common_options, common_parse, NULL, NULL, NULL, NULL, NULL };
+#define NOPTIONS (sizeof(common_options) / sizeof(common_options[0]))
+
+/* The options of a tool without CLI_CAP_COPY: copy mode neither offered nor documented. */
+static const struct argp_option *cli__walk_options(void)
+{
+	static struct argp_option v[NOPTIONS];
+	size_t i;
+
+	if (v[0].doc)
+		return v;
+	memcpy(v, common_options, sizeof(v));
+	for (i = 0; i < NOPTIONS; i++) {
+		if (v[i].key == OPT_UNWIND_CHECK)
+			v[i].flags |= OPTION_HIDDEN;
+		else if (v[i].key == OPT_UNWIND)
+			v[i].doc = UNWIND_DOC_WALK;
+		else if (v[i].key == OPT_COPY_KB)
+			v[i].doc = COPY_KB_DOC_WALK;
+	}
+	return v;
+}
+
+const struct argp *st_common_argp_for(unsigned caps)
+{
+	static const struct argp all = { common_options, common_parse, NULL, NULL, NULL, NULL,
+					 NULL };
+	static struct argp walk = { NULL, common_parse, NULL, NULL, NULL, NULL, NULL };
+
+	if (caps & CLI_CAP_COPY)
+		return &all;
+	walk.options = cli__walk_options();
+	return &walk;
+}
 
 /*
  * Deferred needs task_work (probed once), a user stack to take, and a walk

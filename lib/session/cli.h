@@ -32,6 +32,12 @@ struct st_common_opts {
 	enum out_format format; /* format_name, checked at the end of parsing */
 	FILE *out;              /* stdout or -o FILE, opened at the end of parsing; NULL for a
 				 * directory format (CTF: -o names the directory) */
+	unsigned caps;          /* CLI_CAP_*: what the tool's capture can do */
+};
+
+/* What a tool's capture can do beyond the common core (st_common_opts__init()). */
+enum {
+	CLI_CAP_COPY = 1u << 0, /* --unwind=copy, --unwind-check: user stacks copied at the event */
 };
 
 /* --user-stacks: when user stacks are taken. */
@@ -41,11 +47,18 @@ enum {
 	CLI_USTACKS_DEFERRED,
 };
 
-/* Put it in the parent's children[]; the parent passes its st_common_opts as child input 0. */
-extern const struct argp st_common_argp;
+/**
+ * st_common_argp_for() - the common options, as an argp child for a tool
+ * whose capture can do @caps (CLI_CAP_*): what it cannot do is left out of
+ * its --help, and refused with one line when given anyway. Put it in the
+ * parent's children[]; the parent passes its st_common_opts as child input 0.
+ *
+ * Return: a static parser.
+ */
+const struct argp *st_common_argp_for(unsigned caps);
 
-/** st_common_opts__init() - defaults. */
-void st_common_opts__init(struct st_common_opts *o);
+/** st_common_opts__init() - defaults, for a tool whose capture can do @caps (CLI_CAP_*). */
+void st_common_opts__init(struct st_common_opts *o, unsigned caps);
 
 /**
  * st_common_opts__config() - the capture library's .rodata config for these

@@ -12,6 +12,7 @@
 #include "lib/unwind/bpf_tables.h"
 #include "lib/unwind/copy_stage.h"
 #include "lib/unwind/copy_unwind.h"
+#include "lib/util/machine.h"
 
 static int run__on_event(void *ctx, const struct st_event *ev, const uint64_t *ips)
 {
@@ -119,6 +120,12 @@ static int run__copy_setup(struct st_run *r, const struct st_common_opts *common
 	if (r->cu)
 		r->copy = copy_stage__new(r->cu, mode, common->udepth);
 	return r->copy ? 0 : -ENOMEM;
+}
+
+int st_run__prepare(const struct st_common_opts *common)
+{
+	st_libbpf_logging(common->debug);
+	return machine_prepare();
 }
 
 int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_common_opts *common,

@@ -33,6 +33,15 @@ struct st_run {
 };
 
 /**
+ * st_run__prepare() - the first step of every capturing command, before its
+ * BPF object is opened: libbpf's messages per --debug, and the machine made
+ * ready (lib/util/machine.h: privileges, BTF, tracefs, memlock).
+ *
+ * Return: 0, or -errno after one line saying what is missing (exit 1).
+ */
+int st_run__prepare(const struct st_common_opts *common);
+
+/**
  * st_run__start() - set up around @obj (loaded, not yet attached to events).
  * @so: the tool's session options; its on_event sees each complete event
  *

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "lib/session/joiner.h"
+#include "lib/session/losses.h"
 #include "lib/session/session.h"
 #include "lib/util/log.h"
 
@@ -39,6 +40,7 @@ struct session {
 	bool draining;
 	bool stop;
 	bool interrupted;
+	struct session_losses interval_base; /* the counts when the last interval was reported */
 };
 
 static volatile sig_atomic_t session_signalled;
@@ -290,73 +292,38 @@ int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX])
 	return 0;
 }
 
-static const char *const loss_names[ST_STAT_MAX] = {
-	[ST_DROP_RINGBUF_FULL] = "events dropped: ring buffer full (try a larger --ringbuf-kb)",
-	[ST_DROP_PROC_RINGBUF] = "process records dropped: ring buffer full (mappings may be "
-				 "incomplete)",
-	[ST_DROP_SCRATCH_BUSY] = "events dropped: nested event on a CPU already capturing",
-	[ST_STAT_KTRUNC] = "kernel stacks truncated at the depth limit",
-	[ST_STAT_UTRUNC] = "user stacks truncated at the depth limit",
-	[ST_STAT_KFAIL] = "kernel stacks unavailable",
-	[ST_STAT_UFAIL] = "user stacks unavailable",
-	[ST_STAT_TW_BUSY] = "deferred user-stack requests refused as busy: captured synchronously",
-	[ST_STAT_TW_FAIL] = "deferred user-stack requests failed: captured synchronously",
-	[ST_STAT_DEFER_FULL] = "deferred user-stack request table full: captured synchronously",
-	[ST_DROP_USTACK_RINGBUF] = "deferred user stacks lost: ring buffer full",
-};
-
-static const char *const stop_names[ST_USTOP_MAX] = {
-	[ST_USTOP_NO_TABLE] = "no unwind table and no frame pointer",
-	[ST_USTOP_BAD_CFA] = "CFA not above sp or misaligned",
-	[ST_USTOP_READ_FAILED] = "reading the stack failed",
-	[ST_USTOP_UNSUPPORTED] = "unwind rule not supported",
-};
-
-/* The joiner's side: events that left without their stack, walks that stopped early. */
-static void session__report_joiner(const struct session *s)
+/* Every counter the loss summary reports, now. */
+static int session__losses(const struct session *s, struct session_losses *l)
 {
 	const struct joiner_stats *js = joiner__stats(s->joiner);
-	int k;
+	int err = session__stats(s, l->stats);
 
-	for (k = JOINER_LOST_NONE + 1; k < JOINER_LOST_MAX; k++)
-		if (js->lost[k])
-			fprintf(stderr, "stacktap: %llu events without their user stack: %s\n",
-				(unsigned long long)js->lost[k], joiner_lost_reason(k));
-	for (k = 0; k < ST_USTOP_MAX; k++)
-		if (stop_names[k] && js->stops[k])
-			fprintf(stderr,
-				"stacktap: %llu deferred user-stack walks stopped early: %s\n",
-				(unsigned long long)js->stops[k], stop_names[k]);
-	if (js->duplicates)
-		fprintf(stderr, "stacktap: %llu duplicate deferred user stacks ignored\n",
-			(unsigned long long)js->duplicates);
-	if (s->foreign)
-		fprintf(stderr, "stacktap: %llu records of an unknown kind ignored\n",
-			(unsigned long long)s->foreign);
+	if (err)
+		return err;
+	memcpy(l->lost, js->lost, sizeof(l->lost));
+	memcpy(l->stops, js->stops, sizeof(l->stops));
+	l->duplicates = js->duplicates;
+	l->foreign = s->foreign;
+	l->deferred_events = js->held + js->late;
+	return 0;
 }
 
 void session__report_losses(const struct session *s)
 {
-	uint64_t st[ST_STAT_MAX];
-	int k;
+	struct session_losses now;
 
-	if (session__stats(s, st))
+	if (!session__losses(s, &now))
+		session_losses_print(stderr, &now, NULL, "", false);
+}
+
+void session__report_interval_losses(struct session *s, const char *prefix)
+{
+	struct session_losses now;
+
+	if (session__losses(s, &now))
 		return;
-	for (k = 0; k < ST_STAT_MAX; k++)
-		if (loss_names[k] && st[k])
-			fprintf(stderr, "stacktap: %llu %s\n", (unsigned long long)st[k],
-				loss_names[k]);
-	session__report_joiner(s);
-	if (st[ST_STAT_USYNC])
-		fprintf(stderr, "stacktap: %llu user stacks taken at the event in deferred mode "
-				"(uprobe, exiting task, or process not loaded yet)\n",
-			(unsigned long long)st[ST_STAT_USYNC]);
-	/* Not a loss: how many walks served how many events (one per kernel entry). */
-	if (st[ST_STAT_UWALKS])
-		fprintf(stderr, "stacktap: deferred user stacks: %llu walks for %llu events\n",
-			(unsigned long long)st[ST_STAT_UWALKS],
-			(unsigned long long)(joiner__stats(s->joiner)->held +
-						    joiner__stats(s->joiner)->late));
+	session_losses_print(stderr, &now, &s->interval_base, prefix, true);
+	s->interval_base = now;
 }
 
 void session__free(struct session *s)

@@ -69,10 +69,17 @@ bool session__interrupted(const struct session *s);
 int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX]);
 
 /**
- * session__report_losses() - one stderr line per nonzero loss reason, plus
- * @extra_* for losses the tool counted itself (e.g. unknown symbols).
+ * session__report_losses() - one stderr line per nonzero loss reason over
+ * the whole run, then how many deferred walks served how many events.
  */
 void session__report_losses(const struct session *s);
+
+/**
+ * session__report_interval_losses() - the losses since the previous call
+ * (or the start), one stderr line per nonzero reason, each after @prefix:
+ * an interval's losses beside that interval's output (-i).
+ */
+void session__report_interval_losses(struct session *s, const char *prefix);
 
 /** session__free() - NULL is fine. */
 void session__free(struct session *s);

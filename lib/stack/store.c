@@ -7,6 +7,7 @@
 #include "lib/stack/store.h"
 
 struct stack_store {
+	stack_hash_fn hash;
 	struct stack_entry **buckets;
 	size_t nbuckets; /* power of two */
 	struct stack_entry **order; /* insertion order, for stable output */
@@ -39,10 +40,16 @@ uint64_t stack_hash(const void *key, size_t len)
 
 struct stack_store *stack_store__new(void)
 {
+	return stack_store__new_hashed(stack_hash);
+}
+
+struct stack_store *stack_store__new_hashed(stack_hash_fn hash)
+{
 	struct stack_store *st = calloc(1, sizeof(*st));
 
 	if (!st)
 		return NULL;
+	st->hash = hash;
 	st->nbuckets = 1024;
 	st->buckets = calloc(st->nbuckets, sizeof(*st->buckets));
 	if (!st->buckets) {
@@ -114,7 +121,7 @@ struct stack_entry *stack_store__add(struct stack_store *st, const void *key, si
 struct stack_entry *stack_store__merge(struct stack_store *st, const void *key, size_t len,
 				       uint64_t count, uint64_t weight)
 {
-	uint64_t h = stack_hash(key, len);
+	uint64_t h = st->hash(key, len);
 	struct stack_entry *e;
 
 	for (e = st->buckets[h & (st->nbuckets - 1)]; e; e = e->next)

@@ -22,8 +22,19 @@ struct stack_entry {
 
 struct stack_store;
 
-/** stack_store__new() - an empty store. Return: it, or NULL (ENOMEM). */
+/* A hash of a byte key. */
+typedef uint64_t (*stack_hash_fn)(const void *key, size_t len);
+
+/** stack_store__new() - an empty store with stack_hash(). Return: it, or NULL (ENOMEM). */
 struct stack_store *stack_store__new(void);
+
+/**
+ * stack_store__new_hashed() - an empty store with its own @hash: tests force
+ * every key onto one hash to prove a collision never merges two keys.
+ *
+ * Return: the store, or NULL (ENOMEM).
+ */
+struct stack_store *stack_store__new_hashed(stack_hash_fn hash);
 
 /**
  * stack_store__add() - count @key once with @weight; inserts it when new.

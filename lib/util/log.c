@@ -32,6 +32,11 @@ void st_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *st_plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 void st_info(const char *fmt, ...)
 {
 	va_list ap;

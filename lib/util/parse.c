@@ -4,18 +4,27 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/util/parse.h"
 
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;
+	int base = 10;
 	char *end;
 
-	if (!s || !*s || !isdigit((unsigned char)*s))
+	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
+	/* Base 10 unless "0x": a pid written "010" is 10, not octal 8. */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		if (!isxdigit((unsigned char)*s))
+			return -EINVAL;
+	}
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, base);
 	if (*end)
 		return -EINVAL;
 	if (errno == ERANGE || v < min || v > max)
@@ -29,7 +38,10 @@ int parse_seconds(const char *s, uint64_t *ns)
 	double v;
 	char *end;
 
-	if (!s || !*s || !(isdigit((unsigned char)*s) || *s == '.'))
+	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -EINVAL;
+	/* Decimal only: strtod would also read "0x1p3" as 8. */
+	if (strpbrk(s, "xX"))
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);

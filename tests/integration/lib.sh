@@ -3,7 +3,8 @@
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 W="$ROOT/$O/workloads"
-TMP=$(mktemp -d /tmp/stacktap-it.XXXXXX)
+# Under the runner's RUN_DIR: two runs at once never share a file.
+TMP=$(mktemp -d "${RUN_DIR:-/tmp}/stacktap-it.XXXXXX")
 trap 'st_cleanup' EXIT
 ST_PIDS=()
 
@@ -23,6 +24,12 @@ fail() {
 	return 0
 }
 
+# skip NAME REASON: a case that cannot run here; the runner counts it as a skip, never a pass.
+skip() {
+	echo "skip $(basename "$0" .sh)/$1" >> "$RESULTS"
+	echo "    skip $1 ($2)"
+}
+
 # expect_eq NAME GOT WANT
 expect_eq() {
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got:  $2" "want: $3"; fi
@@ -35,6 +42,9 @@ expect_file_eq() {
 	fi
 }
 
+# at_least NAME GOT MIN
+at_least() { if [ "${2:-0}" -ge "$3" ]; then pass "$1"; else fail "$1" "got ${2:-none}, want >= $3"; fi; }
+
 # wait_for_line FILE REGEX [TIMEOUT_S]: wait until FILE has a line matching REGEX.
 wait_for_line() {
 	local i
@@ -45,9 +55,37 @@ wait_for_line() {
 	return 1
 }
 
-# BPF objects that exist now, one id per line: to prove nothing is left behind.
-bpf_links() { bpftool -j link show 2>/dev/null | jq -r '.[].id' | sort; }
-bpf_progs() { bpftool -j prog show 2>/dev/null | jq -r '.[] | select(.name != null) | .id' | sort; }
+# st_held PID: the BPF programs and links PID holds, "prog_id:N" / "link_id:N" a line.
+st_held() { grep -hE '^(prog|link)_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $1 $2}' | sort -u; }
+
+# st_left_behind: stacktap's BPF programs, and the links to them, that no live
+# process holds: what a stacktap left attached. Ours by name (every stacktap
+# program is named st_*) and by holder (/proc/PID/fdinfo): other tracers'
+# programs are not named so, and another stacktap's are held by its live
+# process, so neither counts, whenever they come and go.
+st_left_behind() {
+	local progs held
+	held=$(grep -hE '^(prog|link)_id:' /proc/[0-9]*/fdinfo/* 2>/dev/null | awk '{print $1 $2}' | sort -u)
+	progs=$(bpftool -j prog show 2>/dev/null |
+		jq -r '.[] | select((.name // "") | startswith("st_")) | .id')
+	{
+		for id in $progs; do echo "prog_id:$id"; done
+		bpftool -j link show 2>/dev/null | jq -r --argjson p "[$(echo $progs | tr ' ' ,)]" \
+			'.[] | select(.prog_id as $i | $p | any(.[]; . == $i)) | "link_id:\(.id)"'
+	} | sort -u | comm -23 - <(echo "$held") | tr '\n' ' ' | sed 's/ $//'
+}
+
+# expect_nothing_left NAME: nothing of stacktap's is left behind, allowing the
+# kernel up to 5 s to free what the last exit released.
+expect_nothing_left() {
+	local left i
+	for ((i = 0; i < 50; i++)); do
+		left=$(st_left_behind)
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	expect_eq "$1" "$left" ""
+}
 
 # run_traced NAME WORKLOAD_ARGS -- STACKTAP_ARGS: the workload waits on a fifo
 # until the tracer has attached; stdout/stderr of stacktap land in $TMP/NAME.{out,err}.

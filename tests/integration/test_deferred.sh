@@ -56,7 +56,7 @@ cpid=$!
 wait_for_line "$TMP/pend.err" '^Tracing'
 echo go > "$TMP/go"
 wait $cpid
-expect_eq pending-counted "$(grep -c '^stacktap: 1 events without their user stack: still in kernel at exit$' \
+expect_eq pending-counted "$(grep -c '^stacktap: 1 event without its user stack: still in kernel at exit$' \
 	"$TMP/pend.err")" 1
 expect_eq pending-reported "$(grep -c '^  do_syscall_64$' "$TMP/pend.out"):$(tail -2 "$TMP/pend.out" | head -1)" \
 	"1:    1"

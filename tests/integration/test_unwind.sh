@@ -12,22 +12,31 @@ QCHAIN="leaf c compare msort_with_tmp.part.0 msort_with_tmp (inlined) qsort_r b 
 RUNS=10
 
 # trace_during NAME COUNT BINARY -- STACKTAP_ARGS: trace system-wide while
-# BINARY runs COUNT times (each run a process of about a millisecond).
+# BINARY runs COUNT times (each run a process of about a millisecond); the
+# runs' pids go to $TMP/NAME.pids.
 trace_during() {
 	local name=$1 count=$2 bin=$3 i; shift 4
 	"$ST" "$@" > "$TMP/$name.out" 2> "$TMP/$name.err" &
 	local spid=$!
 	ST_PIDS+=("$spid")
 	wait_for_line "$TMP/$name.err" '^Tracing' || { fail "$name" "not attached: $(cat "$TMP/$name.err")"; return 1; }
-	for ((i = 0; i < count; i++)); do "$bin" > /dev/null; done
+	: > "$TMP/$name.pids"
+	for ((i = 0; i < count; i++)); do
+		"$bin" > /dev/null &
+		echo $! >> "$TMP/$name.pids"
+		wait $!
+	done
 	sleep 0.2
 	kill -INT "$spid"; wait "$spid"
 }
 
-# user_chains FILE COMM_PREFIX: "N frame frame ..." per distinct user stack in snoop --json output.
+# user_chains FILE COMM_PREFIX: "N frame frame ..." per distinct user stack in
+# snoop --json output, of the runs this test made only (FILE's .pids): the
+# same workloads of a concurrent run, system-wide, are not this test's.
 user_chains() {
-	jq -r --arg c "$2" 'select(.comm | startswith($c)) | .user | join(" ")' "$1" | sort | uniq -c |
-		sed 's/^ *//'
+	jq -r --arg c "$2" --slurpfile p "${1%.out}.pids" \
+		'select((.comm | startswith($c)) and (.pid as $x | $p | index($x))) | .user | join(" ")' \
+		"$1" | sort | uniq -c | sed 's/^ *//'
 }
 
 for build in fp nofp sframe; do

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A tiny unit-test harness: CHECK* record failures, TEST_MAIN prints a summary. */
+/*
+ * A tiny unit-test harness: CHECK* record failures, CHECK_SKIP says what
+ * could not run, CHECK_DONE gives the exit status tests/run.sh reads.
+ */
 #ifndef ST_CHECK_H
 #define ST_CHECK_H
 
@@ -7,7 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static int check_failures, check_count;
+static int check_failures, check_count, check_skips;
+
+/* The exit status of a test that could not run at all (automake's convention). */
+#define CHECK_EXIT_SKIP 77
 
 #define CHECK(cond)                                                                        \
 	do {                                                                               \
@@ -40,10 +46,26 @@ static int check_failures, check_count;
 		}                                                                          \
 	} while (0)
 
-/* Exit status 0 when every check held; the runner counts the binary once. */
+/*
+ * A part of the test that cannot run here (hidden /proc/kallsyms, a fixture
+ * not built): one "SKIP what: why" line, which the runner records as a skip,
+ * never as a pass.
+ */
+#define CHECK_SKIP(what, ...)                                                              \
+	do {                                                                               \
+		check_skips++;                                                             \
+		fprintf(stderr, "SKIP %s: ", what);                                        \
+		fprintf(stderr, __VA_ARGS__);                                              \
+		fputc('\n', stderr);                                                       \
+	} while (0)
+
+/*
+ * Exit status: 1 when a check failed; 77 (skip) when nothing was checked;
+ * else 0. The runner counts the binary once, and each SKIP line as a skip.
+ */
 #define CHECK_DONE()                                                                       \
-	(fprintf(stderr, "%s: %d checks, %d failed\n", __FILE__, check_count,             \
-		 check_failures),                                                          \
-	 check_failures ? 1 : 0)
+	(fprintf(stderr, "%s: %d checks, %d failed, %d skipped\n", __FILE__, check_count, \
+		 check_failures, check_skips),                                             \
+	 check_failures ? 1 : check_count ? 0 : CHECK_EXIT_SKIP)
 
 #endif

@@ -132,7 +132,7 @@ static void test_real(void)
 
 	ks = ksyms__load(NULL);
 	if (!ks && errno == EACCES && geteuid() != 0) {
-		fprintf(stderr, "test_ksyms: /proc/kallsyms hidden for non-root, real checks skipped\n");
+		CHECK_SKIP("real-kallsyms", "/proc/kallsyms hides addresses from non-root");
 		return;
 	}
 	CHECK(ks != NULL);

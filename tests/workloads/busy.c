@@ -8,13 +8,16 @@
  * profiler can attach first; then spins for SECONDS of its own CPU time
  * (CLOCK_THREAD_CPUTIME_ID, so time spent preempted does not count) and
  * prints "cpu_ns N" and "calls C" (C / N is its work rate, which a tracer's
- * interrupts and callbacks, charged to its CPU time, lower). Built by
+ * interrupts and callbacks, charged to its CPU time, lower), then
+ * "stat_ticks T" and "clk_tck H": utime + stime of its whole life so far
+ * from /proc/self/stat, in 1/H s (what a profiler's -p samples). Built by
  * tests/workloads/deferred.mk with frame pointers, without them (.eh_frame
  * only) and with SFrame.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +44,24 @@ NOINLINE void spin(void)
 		sink += i;
 }
 
+/* utime + stime (fields 14 and 15) of /proc/self/stat, in clock ticks; -1 on error. */
+static long long stat_ticks(void)
+{
+	unsigned long long ut, st;
+	char buf[1024], *p;
+	FILE *f = fopen("/proc/self/stat", "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the comm may hold spaces */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+			 &st) != 2)
+		return -1;
+	return (long long)(ut + st);
+}
+
 NOINLINE void b3(void) { spin(); sink++; }
 NOINLINE void b2(void) { b3(); sink++; }
 NOINLINE void b1(void) { b2(); sink++; }
@@ -61,5 +82,6 @@ int main(int argc, char **argv)
 		calls++;
 	}
 	printf("cpu_ns %lld\ncalls %lld\n", cpu_ns() - start, calls);
+	printf("stat_ticks %lld\nclk_tck %ld\n", stat_ticks(), sysconf(_SC_CLK_TCK));
 	return 0;
 }

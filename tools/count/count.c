@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/out/render.h"
 #include "lib/pipeline/raw_stacks.h"
@@ -35,26 +36,31 @@ static const char doc[] =
 	"  u:PATH_OR_LIB:SYMBOL     uprobe; 'c' or 'libc' is the target's libc\n"
 	"  usdt:PATH:PROVIDER:NAME  USDT probe\n"
 	"  k:FUNCTION               kernel function (fentry, else kprobe)\n"
+	"\nWith -P the stacks of each process are counted apart: text output shows a\n"
+	"'comm [PID]' line, folded output starts with comm-PID (as stackcollapse-perf.pl\n"
+	"--pid writes it). With -i each interval starts with its time (HH:MM:SS) and\n"
+	"its losses go to stderr.\n"
 	"\nEXAMPLES:\n"
-	"  stacktap count t:syscalls:sys_enter_getppid      # who calls getppid()\n"
-	"  stacktap count -p 185 -D 5 u:c:malloc            # malloc stacks of PID 185, 5 s\n"
-	"  stacktap count --lines -p 185 u:c:malloc         # with file:line of frames\n"
-	"  stacktap count --no-demangle -p 185 u:c:malloc   # C++/Rust names as mangled\n"
-	"  stacktap count -d -P 't:sched:sched_process_*'   # per process, -- between stacks\n"
-	"  stacktap count -f -a t:block:block_rq_issue > out.folded   # flame graph input\n"
-	"  stacktap count --format flamegraph -o fg.html u:c:malloc  # flame graph\n"
-	"  stacktap count --format pprof -o m.pb.gz -D 5 u:c:malloc  # go tool pprof\n"
-	"  stacktap count -i 1 -K t:irq:irq_handler_entry   # kernel stacks, every second\n"
-	"  stacktap count --unwind=fp u:c:qsort             # frame pointers only, as bcc does\n"
-	"  stacktap count --unwind-check -p 185 u:c:malloc  # check the BPF walk against a copy\n"
-	"  stacktap count --user-stacks=deferred t:syscalls:sys_enter_read  # walk once per entry\n";
+	"  stacktap count t:syscalls:sys_enter_getppid   # who calls getppid()\n"
+	"  stacktap count -p 185 -D 5 u:c:malloc         # malloc in PID 185 for 5 s\n"
+	"  stacktap count --lines -p 185 u:c:malloc      # with file:line of frames\n"
+	"  stacktap count --no-demangle -p 185 u:c:free  # C++/Rust names mangled\n"
+	"  stacktap count -d -P 't:sched:sched_process_*'   # per process, with --\n"
+	"  stacktap count -f -a t:block:block_rq_issue > out.folded   # flame graph\n"
+	"  stacktap count --format flamegraph -o fg.html u:c:malloc   # as HTML\n"
+	"  stacktap count --format pprof -o m.pb.gz -D 5 u:c:malloc   # go tool pprof\n"
+	"  stacktap count -i 1 -K t:irq:irq_handler_entry   # kernel, every second\n"
+	"  stacktap count --unwind=fp u:c:qsort          # frame pointers, as bcc\n"
+	"  stacktap count --unwind=copy -p 185 u:c:free  # copies unwound here\n"
+	"  stacktap count --unwind-check -p 185 u:c:malloc   # BPF walk vs a copy\n"
+	"  stacktap count --user-stacks=deferred t:syscalls:sys_enter_read\n";
 
 enum { OPT_FOLDED = 'f' };
 
 static const struct argp_option count_options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 4 },
 	{ "delimited", 'd', NULL, 0, "Print '--' between kernel and user frames", 4 },
-	{ "perpid", 'P', NULL, 0, "Count stacks per process (shows 'comm [pid]')", 4 },
+	{ "perpid", 'P', NULL, 0, "Count stacks per process: 'comm [PID]', or comm-PID with -f", 4 },
 	{ "folded", OPT_FOLDED, NULL, 0, "Folded output, as flamegraph.pl reads it (--format folded)", 4 },
 	{ "annotate", 'a', NULL, 0, "With -f, mark kernel frames with a _[k] suffix", 4 },
 	{ "interval", 'i', "SECONDS", 0, "Print and reset the counts every interval", 4 },
@@ -88,6 +94,8 @@ static error_t count_parse(int key, char *arg, struct argp_state *state)
 		    c->run.common.format != OUT_FMT_FOLDED)
 			argp_failure(state, 2, 0, "format %s is one document: use it without -i",
 				     out_format_name(c->run.common.format));
+		if (events_run__check(&c->run, err, sizeof(err)))
+			argp_failure(state, 2, 0, "%s", err);
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -100,6 +108,19 @@ static int count_on_event(void *ctx, const struct st_event *ev, const uint64_t *
 
 	c->err = raw_stacks__add(c->raw, ev, ips, ev->weight);
 	return c->err ? 1 : 0;
+}
+
+/*
+ * With -i each interval starts with its time, as bcc's stackcount -T does
+ * (a blank line first in text output), and its losses follow on stderr.
+ */
+static void count_interval_header(struct count *c, char *stamp, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(stamp, len, "%H:%M:%S", localtime_r(&now, &tm));
+	fprintf(c->out, "%s%s\n", c->run.common.format == OUT_FMT_FOLDED ? "" : "\n", stamp);
 }
 
 static void count_print(void *ctx)
@@ -115,13 +136,16 @@ static void count_print(void *ctx)
 	struct out_opts oo = {
 		.text = { .delimiter = c->delimiter, .per_pid = c->per_pid, .label.addrs = co->addrs,
 			  .label.lines = co->lines },
-		.folded = { .annotate = c->annotate, .lines = co->lines },
+		.folded = { .annotate = c->annotate, .lines = co->lines, .per_pid = c->per_pid },
 		.pprof.comment = "stacktap count",
 		.speedscope.name = "stacktap count",
 		.flamegraph.title = "stacktap count",
 	};
+	char stamp[16], prefix[24];
 	int err;
 
+	if (c->interval_ns)
+		count_interval_header(c, stamp, sizeof(stamp));
 	if (!r || report__set_info(r, &info) || raw_stacks__report(c->raw, c->run.st.sym, r)) {
 		st_err("count: out of memory while building the report");
 		c->err = -ENOMEM;
@@ -131,6 +155,10 @@ static void count_print(void *ctx)
 	}
 	report__free(r);
 	raw_stacks__clear(c->raw);
+	if (c->interval_ns) {
+		snprintf(prefix, sizeof(prefix), "%s: ", stamp);
+		session__report_interval_losses(c->run.st.session, prefix);
+	}
 }
 
 static int count_run(struct count *c)
@@ -145,6 +173,8 @@ static int count_run(struct count *c)
 	};
 	int err;
 
+	if (st_run__prepare(&c->run.common))
+		return 1;
 	c->out = st_common_opts__open_output(&c->run.common);
 	if (!c->out)
 		return 1;
@@ -162,13 +192,15 @@ static int count_run(struct count *c)
 
 int count_main(int argc, char **argv)
 {
-	static const struct argp_child children[] = { { &st_common_argp, 0, NULL, 0 }, {} };
-	static const struct argp argp = { count_options, count_parse, "PROBE...", doc, children,
-					  NULL, NULL };
+	const struct argp_child children[] = {
+		{ st_common_argp_for(CLI_CAP_COPY), 0, NULL, 0 }, {}
+	};
+	const struct argp argp = { count_options, count_parse, "PROBE...", doc, children,
+				   NULL, NULL };
 	struct count c = {};
 	int ret;
 
-	st_common_opts__init(&c.run.common);
+	st_common_opts__init(&c.run.common, CLI_CAP_COPY);
 	/*
 	 * An event probe usually fires once per kernel entry, so deferring its
 	 * user stack saves no walk and adds a task_work interrupt per event

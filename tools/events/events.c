@@ -2,6 +2,8 @@
 /* The run shared by the event tools (count, snoop). */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <bpf/libbpf.h>
@@ -25,6 +27,70 @@ int events_run__add_spec(struct events_run *r, const char *text, char *err, size
 	if (!ret)
 		r->nspecs++;
 	return ret;
+}
+
+/* The same probe, whatever its spelling ("t:" or "tp:", "c" or "libc"). */
+static bool events__same(const struct probe_spec *a, const struct probe_spec *b)
+{
+	const char *ta = strcmp(a->target, "libc") ? a->target : "c";
+	const char *tb = strcmp(b->target, "libc") ? b->target : "c";
+
+	return a->kind == b->kind && !strcmp(ta, tb) && !strcmp(a->name ?: "", b->name ?: "") &&
+	       !strcmp(a->name2 ?: "", b->name2 ?: "");
+}
+
+/* PF_KTHREAD in /proc/PID/stat's flags (field 9): the task never runs user code. */
+static bool events__kthread(int pid, char *comm, size_t len)
+{
+	char path[64], buf[512], *open, *close;
+	unsigned long flags = 0;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "PID (COMM) STATE PPID PGRP SESSION TTY TPGID FLAGS ...": COMM may hold ')'. */
+	open = strchr(buf, '(');
+	close = strrchr(buf, ')');
+	if (!open || !close || close < open ||
+	    sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return false;
+	snprintf(comm, len, "%.*s", (int)(close - open - 1), open + 1);
+	return flags & 0x00200000; /* PF_KTHREAD */
+}
+
+int events_run__check(const struct events_run *r, char *err, size_t errlen)
+{
+	int task = r->common.pid ? r->common.pid : r->common.tid;
+	char comm[64];
+	size_t i, j;
+
+	for (i = 0; i < r->nspecs; i++)
+		for (j = 0; j < i; j++)
+			if (events__same(&r->specs[i], &r->specs[j])) {
+				const char *a = r->specs[i].text, *b = r->specs[j].text;
+
+				if (!strcmp(a, b))
+					snprintf(err, errlen, "probe '%s' is given twice", a);
+				else
+					snprintf(err, errlen, "probe '%s' is given twice (also as "
+						 "'%s')", a, b);
+				return -EINVAL;
+			}
+	if (!task || !events__kthread(task, comm, sizeof(comm)))
+		return 0;
+	for (i = 0; i < r->nspecs; i++)
+		if (r->specs[i].kind == PROBE_UPROBE || r->specs[i].kind == PROBE_USDT) {
+			snprintf(err, errlen, "%s %d (%s) is a kernel thread: %s never fires in it",
+				 r->common.pid ? "pid" : "tid", task, comm, r->specs[i].text);
+			return -EINVAL;
+		}
+	return 0;
 }
 
 /* Loads only the probe programs some spec needs: each carries the whole walker to verify. */
@@ -67,9 +133,9 @@ static int events__load(struct events_run *r)
 int events_run__start(struct events_run *r, const struct session_opts *so)
 {
 	struct probe_progs progs;
+	size_t n;
 	int err;
 
-	st_libbpf_logging(r->common.debug);
 	err = events__load(r);
 	if (!err)
 		err = st_run__start(&r->st, r->skel->obj, &r->common, so);
@@ -85,8 +151,9 @@ int events_run__start(struct events_run *r, const struct session_opts *so)
 	if (!r->links)
 		return -errno;
 	session_install_signals();
-	fprintf(stderr, "Tracing %zu probe points... Hit Ctrl-C to end.\n",
-		probe_links__count(r->links));
+	n = probe_links__count(r->links);
+	fprintf(stderr, "Tracing %zu probe %s... Hit Ctrl-C to end.\n", n,
+		st_plural(n, "point", "points"));
 	return 0;
 }
 

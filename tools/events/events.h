@@ -34,7 +34,18 @@ struct events_run {
 int events_run__add_spec(struct events_run *r, const char *text, char *err, size_t errlen);
 
 /**
- * events_run__start() - load, attach, and set up the session and symbolizer;
+ * events_run__check() - the specs against each other and against -p/-t,
+ * once all options are parsed (argp KEY_END): a spec given twice, or a u: or
+ * usdt: probe in a kernel thread (which runs no user code), is a usage error.
+ * Specs that only overlap (globs, "c" and "libc") are merged at attach.
+ *
+ * Return: 0, or -EINVAL with *err set to one line.
+ */
+int events_run__check(const struct events_run *r, char *err, size_t errlen);
+
+/**
+ * events_run__start() - load, attach, and set up the session and symbolizer
+ * (after the tool's st_run__prepare());
  * prints "Tracing N probe points..." on stderr once attached. Every record
  * reaches @so->on_event as st_run__start() promises.
  *

@@ -73,7 +73,7 @@ static const char doc[] =
 	"  stacktap offcpu -m 1000 --state D   # uninterruptible blocks of 1 ms or more\n"
 	"  stacktap offcpu -u -f -a 5 > out.folded   # user threads, flame graph in us\n"
 	"  stacktap offcpu --format flamegraph -o off.html 5   # flame graph, in us\n"
-	"  stacktap offcpu --format pprof -o off.pb.gz 5       # go tool pprof off.pb.gz\n"
+	"  stacktap offcpu --format pprof -o off.pb.gz 5       # go tool pprof\n"
 	"  stacktap offcpu -k -K               # kernel threads, kernel stacks\n";
 
 enum { OPT_STATE = 0x400 };
@@ -144,9 +144,6 @@ static error_t offcpu_parse(int key, char *arg, struct argp_state *state)
 		if (o->max_us && o->min_us > o->max_us)
 			argp_failure(state, 2, 0, "-m %llu is above -M %llu",
 				     (unsigned long long)o->min_us, (unsigned long long)o->max_us);
-		if (o->common.unwind == ST_UNWIND_COPY || o->common.unwind_check)
-			argp_failure(state, 2, 0, "offcpu walks stacks in BPF: --unwind=copy and "
-				     "--unwind-check are count/snoop options");
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -337,10 +334,11 @@ static int offcpu_run(struct offcpu *o)
 	};
 	int err;
 
+	if (st_run__prepare(&o->common))
+		return 1;
 	o->out = st_common_opts__open_output(&o->common);
 	if (!o->out)
 		return 1;
-	st_libbpf_logging(o->common.debug);
 	err = offcpu__load(o);
 	if (!err)
 		err = st_run__start(&o->run, o->skel->obj, &o->common, &so);
@@ -367,15 +365,15 @@ static int offcpu_run(struct offcpu *o)
 
 int offcpu_main(int argc, char **argv)
 {
-	static const struct argp_child children[] = { { &st_common_argp, 0, NULL, 0 }, {} };
-	static const struct argp argp = { offcpu_options, offcpu_parse, "[DURATION]", doc,
+	const struct argp_child children[] = { { st_common_argp_for(0), 0, NULL, 0 }, {} };
+	const struct argp argp = { offcpu_options, offcpu_parse, "[DURATION]", doc,
 					  children, NULL, NULL };
 	struct offcpu *o = calloc(1, sizeof(*o));
 	int ret;
 
 	if (!o)
 		return 1;
-	st_common_opts__init(&o->common);
+	st_common_opts__init(&o->common, 0);
 	o->common.formats = OUT_FMTS_STACKS;
 	ret = argp_parse(&argp, argc, argv, 0, NULL, o);
 	if (!ret)

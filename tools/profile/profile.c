@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
+#include <linux/magic.h>
 #include <linux/perf_event.h>
 
 #include "bpf/record.h" /* the skeleton names struct st_config */
@@ -31,7 +33,7 @@
 struct profile {
 	struct st_common_opts common;
 	uint64_t hz;
-	bool idle, annotate, delimiter;
+	bool idle, annotate, delimiter, per_pid;
 	const char *cgroup;
 	uint64_t cgroup_id;
 	struct profile_bpf *skel;
@@ -46,17 +48,21 @@ struct profile {
 static const char doc[] =
 	"Sample on-CPU kernel and user stacks at a fixed frequency.\v"
 	"DURATION is in seconds (fractions allowed); without it, until Ctrl-C.\n"
+	"\nWith -P the stacks of each process are counted apart: text output shows a\n"
+	"'comm [PID]' line, folded output starts with comm-PID (as stackcollapse-perf.pl\n"
+	"--pid writes it), so two processes of one name stay apart.\n"
 	"\nEXAMPLES:\n"
-	"  stacktap profile                   # all CPUs at 49 Hz until Ctrl-C\n"
-	"  stacktap profile -F 99 10          # 99 Hz for 10 seconds\n"
-	"  stacktap profile -p 185 -f 5 > out.folded   # one process, flame graph input\n"
-	"  stacktap profile --lines -p 185 5  # with file:line of each frame\n"
+	"  stacktap profile                    # all CPUs at 49 Hz until Ctrl-C\n"
+	"  stacktap profile -F 99 10           # 99 Hz for 10 seconds\n"
+	"  stacktap profile -p 185 -f 5 > out.folded   # one process, flame graph\n"
+	"  stacktap profile -P -f 5 > out.folded       # every process apart\n"
+	"  stacktap profile --lines -p 185 5   # with file:line of frames\n"
 	"  stacktap profile --format flamegraph -o cpu.html 10   # flame graph page\n"
-	"  stacktap profile --format pprof -o cpu.pb.gz 10       # go tool pprof cpu.pb.gz\n"
+	"  stacktap profile --format pprof -o cpu.pb.gz 10       # go tool pprof\n"
 	"  stacktap profile --format speedscope -o cpu.json 10   # for speedscope\n"
-	"  stacktap profile -C 1 -K -I        # CPU 1, kernel stacks, idle included\n"
+	"  stacktap profile -C 1 -K -I         # CPU 1, kernel stacks, idle too\n"
 	"  stacktap profile --cgroup /sys/fs/cgroup/system.slice 5\n"
-	"  stacktap profile --user-stacks=sync -F 999   # user stacks at the sample\n";
+	"  stacktap profile --user-stacks=sync -F 999  # user stacks at the sample\n";
 
 enum { OPT_CGROUP = 0x300 };
 
@@ -69,17 +75,23 @@ static const struct argp_option profile_options[] = {
 	{ "folded", 'f', NULL, 0, "Folded output, as flamegraph.pl reads it (--format folded)", 5 },
 	{ "annotate", 'a', NULL, 0, "With -f, mark kernel frames with a _[k] suffix", 5 },
 	{ "delimited", 'd', NULL, 0, "Print '--' between kernel and user frames", 5 },
+	{ "perpid", 'P', NULL, 0, "Count stacks per process: 'comm [PID]', or comm-PID with -f", 5 },
 	{},
 };
 
 static void profile__cgroup(struct argp_state *state, struct profile *p, const char *path)
 {
+	struct statfs sf;
 	struct stat st;
 
-	/* A cgroup v2 directory's inode number is the id bpf_get_current_cgroup_id() gives. */
-	if (stat(path, &st) || !S_ISDIR(st.st_mode))
-		argp_failure(state, 2, 0, "cgroup '%s': %s", path,
-			     errno ? strerror(errno) : "not a directory");
+	/*
+	 * A cgroup v2 directory's inode number is the id bpf_get_current_cgroup_id()
+	 * gives; any other directory's would match no task, silently.
+	 */
+	if (stat(path, &st) || statfs(path, &sf))
+		argp_failure(state, 2, 0, "cgroup '%s': %s", path, strerror(errno));
+	else if (!S_ISDIR(st.st_mode) || sf.f_type != CGROUP2_SUPER_MAGIC)
+		argp_failure(state, 2, 0, "cgroup '%s': not a cgroup v2 directory", path);
 	p->cgroup = path;
 	p->cgroup_id = st.st_ino;
 }
@@ -99,17 +111,13 @@ static error_t profile_parse(int key, char *arg, struct argp_state *state)
 	case 'f': p->common.format_name = "folded"; break;
 	case 'a': p->annotate = true; break;
 	case 'd': p->delimiter = true; break;
+	case 'P': p->per_pid = true; break;
 	case ARGP_KEY_ARG:
 		if (state->arg_num > 0)
 			argp_failure(state, 2, 0, "unexpected argument '%s'", arg);
 		else if (parse_seconds(arg, &p->common.duration_ns) || !p->common.duration_ns)
 			argp_failure(state, 2, 0, "duration '%s': want a positive number of seconds",
 				     arg);
-		break;
-	case ARGP_KEY_END:
-		if (p->common.unwind == ST_UNWIND_COPY || p->common.unwind_check)
-			argp_failure(state, 2, 0, "profile walks stacks in BPF: --unwind=copy and "
-				     "--unwind-check are count/snoop options");
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -195,14 +203,15 @@ static int profile_on_event(void *ctx, const struct st_event *ev, const uint64_t
 
 static void profile_print(struct profile *p)
 {
-	struct report *r = report__new(st_common_opts__report_flags(&p->common));
+	struct report *r = report__new((p->per_pid ? REPORT_BY_PID : 0) |
+				       st_common_opts__report_flags(&p->common));
 	struct report_info info = {
 		.value = REPORT_SAMPLES, .period_ns = 1000000000ull / p->hz, .event = "cpu-clock",
 	};
 	struct out_opts oo = {
-		.text = { .delimiter = p->delimiter, .label.addrs = p->common.addrs,
-			  .label.lines = p->common.lines },
-		.folded = { .annotate = p->annotate, .lines = p->common.lines },
+		.text = { .delimiter = p->delimiter, .per_pid = p->per_pid,
+			  .label.addrs = p->common.addrs, .label.lines = p->common.lines },
+		.folded = { .annotate = p->annotate, .lines = p->common.lines, .per_pid = p->per_pid },
 		.pprof = { .comment = "stacktap profile", .duration_ns = p->common.duration_ns },
 		.speedscope = { .name = "stacktap profile", .weight = true },
 		.flamegraph.title = "stacktap profile",
@@ -230,10 +239,11 @@ static int profile_run(struct profile *p)
 	};
 	int err;
 
+	if (st_run__prepare(&p->common))
+		return 1;
 	p->out = st_common_opts__open_output(&p->common);
 	if (!p->out)
 		return 1;
-	st_libbpf_logging(p->common.debug);
 	err = profile__load(p);
 	if (!err)
 		err = st_run__start(&p->run, p->skel->obj, &p->common, &so);
@@ -244,8 +254,8 @@ static int profile_run(struct profile *p)
 	if (err)
 		return 1;
 	session_install_signals();
-	fprintf(stderr, "Sampling at %llu Hz on %d CPUs... Hit Ctrl-C to end.\n",
-		(unsigned long long)p->hz, p->nlinks);
+	fprintf(stderr, "Sampling at %llu Hz on %d %s... Hit Ctrl-C to end.\n",
+		(unsigned long long)p->hz, p->nlinks, st_plural(p->nlinks, "CPU", "CPUs"));
 	err = session__run(p->run.session);
 	profile_print(p);
 	st_run__report(&p->run);
@@ -268,13 +278,13 @@ static void profile_free(struct profile *p)
 
 int profile_main(int argc, char **argv)
 {
-	static const struct argp_child children[] = { { &st_common_argp, 0, NULL, 0 }, {} };
-	static const struct argp argp = { profile_options, profile_parse, "[DURATION]", doc,
-					  children, NULL, NULL };
+	const struct argp_child children[] = { { st_common_argp_for(0), 0, NULL, 0 }, {} };
+	const struct argp argp = { profile_options, profile_parse, "[DURATION]", doc,
+				   children, NULL, NULL };
 	struct profile p = { .hz = PROFILE_HZ_DEFAULT };
 	int ret;
 
-	st_common_opts__init(&p.common);
+	st_common_opts__init(&p.common, 0);
 	p.common.formats = OUT_FMTS_STACKS;
 	ret = argp_parse(&argp, argc, argv, 0, NULL, &p);
 	if (ret)

@@ -37,10 +37,10 @@ static const char doc[] =
 	"PROBE is t:CATEGORY:NAME, u:PATH_OR_LIB:SYMBOL, usdt:PATH:PROVIDER:NAME or k:FUNCTION\n"
 	"(see 'stacktap count --help').\n"
 	"\nEXAMPLES:\n"
-	"  stacktap snoop t:syscalls:sys_enter_openat          # every openat() with stacks\n"
-	"  stacktap snoop -p 185 -n 10 u:c:malloc              # first 10 mallocs of PID 185\n"
-	"  stacktap snoop --json t:sched:sched_process_exec    # one JSON object per line\n"
-	"  stacktap snoop --format perf-script -n 9 u:c:malloc > m.perf  # as perf\n"
+	"  stacktap snoop t:syscalls:sys_enter_openat        # every openat()\n"
+	"  stacktap snoop -p 185 -n 10 u:c:malloc            # 10 mallocs of PID 185\n"
+	"  stacktap snoop --json t:sched:sched_process_exec  # JSON, one per line\n"
+	"  stacktap snoop --format perf-script -n 9 u:c:malloc > m.perf   # as perf\n"
 	"  stacktap snoop --format ctf -o trace -n 9 u:c:malloc  # for babeltrace2\n";
 
 enum { OPT_JSON = 0x200 };
@@ -73,6 +73,8 @@ static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!s->run.nspecs)
 			argp_failure(state, 2, 0, "no probe given");
+		else if (events_run__check(&s->run, err, sizeof(err)))
+			argp_failure(state, 2, 0, "%s", err);
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -156,6 +158,8 @@ static int snoop_run(struct snoop *s)
 	};
 	int err;
 
+	if (st_run__prepare(&s->run.common))
+		return 1;
 	if (s->run.common.format == OUT_FMT_CTF ? snoop_open_ctf(s) :
 	    !(s->out = st_common_opts__open_output(&s->run.common)))
 		return 1;
@@ -177,13 +181,15 @@ static int snoop_run(struct snoop *s)
 
 int snoop_main(int argc, char **argv)
 {
-	static const struct argp_child children[] = { { &st_common_argp, 0, NULL, 0 }, {} };
-	static const struct argp argp = { snoop_options, snoop_parse, "PROBE...", doc, children,
-					  NULL, NULL };
+	const struct argp_child children[] = {
+		{ st_common_argp_for(CLI_CAP_COPY), 0, NULL, 0 }, {}
+	};
+	const struct argp argp = { snoop_options, snoop_parse, "PROBE...", doc, children,
+				   NULL, NULL };
 	struct snoop s = {};
 	int ret;
 
-	st_common_opts__init(&s.run.common);
+	st_common_opts__init(&s.run.common, CLI_CAP_COPY);
 	/*
 	 * An event probe usually fires once per kernel entry, so deferring its
 	 * user stack saves no walk and adds a task_work interrupt per event

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The loss summary: one line per nonzero reason, for the run or one interval. */
+#include "lib/session/losses.h"
+#include "lib/util/log.h"
+
+/* "N <one|many> <what>": the noun agrees with N. */
+struct loss_line {
+	const char *one, *many, *what;
+};
+
+static const struct loss_line stat_lines[ST_STAT_MAX] = {
+	[ST_DROP_RINGBUF_FULL] = { "event", "events",
+				   "dropped: ring buffer full (try a larger --ringbuf-kb)" },
+	[ST_DROP_PROC_RINGBUF] = { "process record", "process records",
+				   "dropped: ring buffer full (mappings may be incomplete)" },
+	[ST_DROP_SCRATCH_BUSY] = { "event", "events",
+				   "dropped: nested event on a CPU already capturing" },
+	[ST_STAT_KTRUNC] = { "kernel stack", "kernel stacks", "truncated at the depth limit" },
+	[ST_STAT_UTRUNC] = { "user stack", "user stacks", "truncated at the depth limit" },
+	[ST_STAT_KFAIL] = { "kernel stack", "kernel stacks", "unavailable" },
+	[ST_STAT_UFAIL] = { "user stack", "user stacks", "unavailable" },
+	[ST_STAT_TW_BUSY] = { "deferred user-stack request", "deferred user-stack requests",
+			      "refused as busy: captured synchronously" },
+	[ST_STAT_TW_FAIL] = { "deferred user-stack request", "deferred user-stack requests",
+			      "failed: captured synchronously" },
+	[ST_STAT_DEFER_FULL] = { "deferred user-stack request", "deferred user-stack requests",
+				 "found the request table full: captured synchronously" },
+	[ST_DROP_USTACK_RINGBUF] = { "deferred user stack", "deferred user stacks",
+				     "lost: ring buffer full" },
+};
+
+static const char *const stop_names[ST_USTOP_MAX] = {
+	[ST_USTOP_NO_TABLE] = "no unwind table and no frame pointer",
+	[ST_USTOP_BAD_CFA] = "CFA not above sp or misaligned",
+	[ST_USTOP_READ_FAILED] = "reading the stack failed",
+	[ST_USTOP_UNSUPPORTED] = "unwind rule not supported",
+};
+
+static void losses__line(FILE *f, const char *prefix, uint64_t n, const char *one,
+			 const char *many, const char *what)
+{
+	if (n)
+		fprintf(f, "stacktap: %s%llu %s %s\n", prefix, (unsigned long long)n,
+			st_plural(n, one, many), what);
+}
+
+/* The joiner's side: events that left without their stack, walks that stopped early. */
+static void losses__joiner(FILE *f, const struct session_losses *now,
+			   const struct session_losses *z, const char *prefix)
+{
+	char what[160];
+	int k;
+
+	for (k = JOINER_LOST_NONE + 1; k < JOINER_LOST_MAX; k++) {
+		uint64_t n = now->lost[k] - z->lost[k];
+
+		snprintf(what, sizeof(what), "without %s user stack: %s", n == 1 ? "its" : "their",
+			 joiner_lost_reason(k));
+		losses__line(f, prefix, n, "event", "events", what);
+	}
+	for (k = 0; k < ST_USTOP_MAX; k++)
+		if (stop_names[k]) {
+			snprintf(what, sizeof(what), "stopped early: %s", stop_names[k]);
+			losses__line(f, prefix, now->stops[k] - z->stops[k],
+				     "deferred user-stack walk", "deferred user-stack walks", what);
+		}
+	losses__line(f, prefix, now->duplicates - z->duplicates, "duplicate deferred user stack",
+		     "duplicate deferred user stacks", "ignored");
+	losses__line(f, prefix, now->foreign - z->foreign, "record", "records",
+		     "of an unknown kind ignored");
+}
+
+void session_losses_print(FILE *f, const struct session_losses *now,
+			  const struct session_losses *since, const char *prefix, bool losses_only)
+{
+	static const struct session_losses zero;
+	const struct session_losses *z = since ? since : &zero;
+	uint64_t walks, events;
+	int k;
+
+	for (k = 0; k < ST_STAT_MAX; k++)
+		if (stat_lines[k].one)
+			losses__line(f, prefix, now->stats[k] - z->stats[k], stat_lines[k].one,
+				     stat_lines[k].many, stat_lines[k].what);
+	losses__joiner(f, now, z, prefix);
+	if (losses_only)
+		return;
+	losses__line(f, prefix, now->stats[ST_STAT_USYNC] - z->stats[ST_STAT_USYNC], "user stack",
+		     "user stacks", "taken at the event in deferred mode (uprobe, exiting task, or "
+				    "process not loaded yet)");
+	/* Not a loss: how many walks served how many events (one per kernel entry). */
+	walks = now->stats[ST_STAT_UWALKS] - z->stats[ST_STAT_UWALKS];
+	events = now->deferred_events - z->deferred_events;
+	if (walks)
+		fprintf(f, "stacktap: %sdeferred user stacks: %llu %s for %llu %s\n", prefix,
+			(unsigned long long)walks, st_plural(walks, "walk", "walks"),
+			(unsigned long long)events, st_plural(events, "event", "events"));
+}
