@@ -9,6 +9,7 @@
 
 #include "lib/sym/dwarf_inline.h"
 #include "lib/sym/dwarf_scopes.h"
+#include "lib/util/grow.h"
 #include "lib/util/log.h"
 
 /* One compile unit: its DIE, and what we read of it on first use. */
@@ -38,23 +39,6 @@ struct dwarf_inline {
 	size_t last; /* the span of the previous address: sorted batches stay in it */
 };
 
-static bool dwi__grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap = *cap ? *cap * 2 : 64;
-	void *np;
-
-	if (n < *cap)
-		return true;
-	if (ncap > SIZE_MAX / size)
-		return false;
-	np = realloc(*p, ncap * size);
-	if (!np)
-		return false;
-	*p = np;
-	*cap = ncap;
-	return true;
-}
-
 static int dwi__add_unit(struct dwarf_inline *di, Dwarf_Die *cudie)
 {
 	Dwarf_Addr base, lo, hi;
@@ -62,12 +46,12 @@ static int dwi__add_unit(struct dwarf_inline *di, Dwarf_Die *cudie)
 	size_t nspans = di->nspans;
 
 	if (di->nunits >= UINT32_MAX ||
-	    !dwi__grow((void **)&di->units, &di->ucap, di->nunits, sizeof(*di->units)))
+	    array_reserve((void **)&di->units, &di->ucap, di->nunits + 1, sizeof(*di->units)))
 		return -ENOMEM;
 	while ((off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
 		if (hi <= lo)
 			continue;
-		if (!dwi__grow((void **)&di->spans, &di->scap, di->nspans, sizeof(*di->spans)))
+		if (array_reserve((void **)&di->spans, &di->scap, di->nspans + 1, sizeof(*di->spans)))
 			return -ENOMEM;
 		di->spans[di->nspans++] = (struct dwi_span){ lo, hi, (uint32_t)di->nunits };
 	}

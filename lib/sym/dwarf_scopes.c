@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/sym/dwarf_scopes.h"
+#include "lib/util/grow.h"
 
 struct dwarf_scope_range {
 	uint64_t lo, hi;
@@ -19,25 +20,6 @@ struct scope_walk {
 	int32_t scope;
 	uint32_t depth;
 };
-
-/* Grow @p (of @n elements of @size) to hold one more; Return: false when out of memory. */
-static bool grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *np;
-
-	if (n < *cap)
-		return true;
-	ncap = *cap ? *cap * 2 : 64;
-	if (ncap > SIZE_MAX / size)
-		return false;
-	np = realloc(*p, ncap * size);
-	if (!np)
-		return false;
-	*p = np;
-	*cap = ncap;
-	return true;
-}
 
 /* Return: the attribute's value plus @bias, or 0 when absent or absurd. */
 static uint32_t die_udata(Dwarf_Die *die, unsigned int name, uint32_t bias)
@@ -68,13 +50,13 @@ static int64_t scope__add(struct scope_builder *b, Dwarf_Die *die, bool inlined,
 	size_t nranges = s->nranges;
 	ptrdiff_t off = 0;
 
-	if (s->nscopes >= INT32_MAX || !grow((void **)&s->scopes, &b->scap, s->nscopes,
-					      sizeof(*s->scopes)))
+	if (s->nscopes >= INT32_MAX ||
+	    array_reserve((void **)&s->scopes, &b->scap, s->nscopes + 1, sizeof(*s->scopes)))
 		return -ENOMEM;
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
 		if (hi <= lo)
 			continue;
-		if (!grow((void **)&s->ranges, &b->rcap, s->nranges, sizeof(*s->ranges)))
+		if (array_reserve((void **)&s->ranges, &b->rcap, s->nranges + 1, sizeof(*s->ranges)))
 			return -ENOMEM;
 		s->ranges[s->nranges++] = (struct dwarf_scope_range){
 			.lo = lo, .hi = hi, .scope = (uint32_t)s->nscopes, .depth = depth
@@ -128,7 +110,7 @@ static int scope__walk(struct scope_builder *b, Dwarf_Die *cudie)
 
 	if (dwarf_child(cudie, &child) != 0)
 		return 0;
-	if (!grow((void **)&stack, &cap, n, sizeof(*stack)))
+	if (array_reserve((void **)&stack, &cap, n + 1, sizeof(*stack)))
 		return -ENOMEM;
 	stack[n++] = (struct scope_walk){ .die = child, .scope = -1 };
 	while (n && !err) {
@@ -143,7 +125,7 @@ static int scope__walk(struct scope_builder *b, Dwarf_Die *cudie)
 			err = -ENOMEM;
 		} else if (inner != -2 && dwarf_haschildren(&cur.die) &&
 			   dwarf_child(&cur.die, &child) == 0) {
-			if (!grow((void **)&stack, &cap, n, sizeof(*stack)))
+			if (array_reserve((void **)&stack, &cap, n + 1, sizeof(*stack)))
 				err = -ENOMEM;
 			else
 				stack[n++] = (struct scope_walk){ .die = child,
