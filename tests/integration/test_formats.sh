@@ -6,6 +6,7 @@
 # and --format's usage errors.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/deferred_lib.sh"
+source "$(dirname "$0")/names_lib.sh"
 export HOME="$TMP" GOCACHE="$TMP/gocache" TZ=UTC
 JS="$ROOT/tests/js"
 
@@ -161,17 +162,7 @@ expect_eq ctf-leaf-address "$(grep -c "user_ips = \[ \[0\] = 0x[0-9A-F]*, " "$TM
 #    a lambda, std::function, three inline frames between real ones) read back
 #    by each format's own reader, exactly; test_names.sh checks text, folded and
 #    JSON. Inline frames say so the way each reader shows them.
-CXX=$W/cxx_names
-CXX_PROBE="u:$CXX:_ZN3app4leafEi"
-CXX_CHAIN=("app::leaf(int)"
-	"main::{lambda(int)#1}::operator()(int) const"
-	"__invoke_impl<long int, main(int, char**)::<lambda(int)>&, int> (inlined)"
-	"__invoke_r<long int, main(int, char**)::<lambda(int)>&, int> (inlined)"
-	"std::_Function_handler<long (int), main::{lambda(int)#1}>::_M_invoke(std::_Any_data const&, int&&)"
-	"std::function<long (int)>::operator()(int) const (inlined)"
-	"app::Square::area(std::function<long (int)> const&) const"
-	"app::Rec<app::Shape, 12>::go(app::Shape const&, int, std::function<long (int)> const&)"
-	main __libc_start_call_main __libc_start_main _start)
+CXX_PROBE="u:$CXX:$CXX_LEAF"
 cxx_chain() { printf '%s\n' "${CXX_CHAIN[@]}"; } # leaf first, " (inlined)" marks
 cxx_root_first() { cxx_chain | sed 's/ (inlined)$//' | tac | paste -sd"$1"; }
 

@@ -7,6 +7,7 @@
 # mount namespace); Go stripped of .symtab named from .gopclntab; MiniDebugInfo;
 # the vDSO.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/names_lib.sh"
 
 N=5
 SRC="$ROOT/tests/workloads"
@@ -18,17 +19,6 @@ wl_pid() { awk '$1 == "ready" {print $2}' "$TMP/$1.w"; }
 
 # 1. C++: a template, a virtual call, std::function and a lambda; the uprobe is
 #    at app::leaf(int), the chain is exact in text, folded and snoop's JSON.
-CXX=$W/cxx_names
-CXX_LEAF=_ZN3app4leafEi
-CXX_CHAIN=("app::leaf(int)"
-	"main::{lambda(int)#1}::operator()(int) const"
-	"__invoke_impl<long int, main(int, char**)::<lambda(int)>&, int> (inlined)"
-	"__invoke_r<long int, main(int, char**)::<lambda(int)>&, int> (inlined)"
-	"std::_Function_handler<long (int), main::{lambda(int)#1}>::_M_invoke(std::_Any_data const&, int&&)"
-	"std::function<long (int)>::operator()(int) const (inlined)"
-	"app::Square::area(std::function<long (int)> const&) const"
-	"app::Rec<app::Shape, 12>::go(app::Shape const&, int, std::function<long (int)> const&)"
-	main $LIBC_START)
 run_traced cxx "$CXX" $N -- count -U -p @PID@ "u:$CXX:$CXX_LEAF"
 expect_eq cxx-text "$(cat "$TMP/cxx.out")" "$(chain_block $N "${CXX_CHAIN[@]}")"
 
