@@ -179,4 +179,4 @@ for _, n in sorted(keys):
     sys.stdout.write("".join(blocks[n]))
 EOF
 printf 'agreement: '
-python3 bench/names_cmp.py "$TMP/st.byfile" "$TMP/eu.all"
+python3 bench/names_cmp.py "$TMP/st.byfile" "$TMP/eu.all" 5 # the first 5 disagreements on stderr
