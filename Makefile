@@ -31,12 +31,13 @@ endif
 # call jq, python3, binutils (readelf, objdump, nm), bpftrace (the other tracer
 # of test_bad_input.sh), strace, util-linux's unshare and setpriv and mount's
 # mount (tests/fresh-ns.sh, test_fresh_machine.sh); the output tests golang-go
-# (go tool pprof), babeltrace2, chromium and nodejs; the name tests g++, xz-utils
-# (MiniDebugInfo), dwz and elfutils (test_dwarf_inline checks against eu-addr2line).
+# (go tool pprof), babeltrace2, chromium and nodejs; the layout tests lld and
+# mold (binaries linked each way); the name tests g++, xz-utils (MiniDebugInfo),
+# dwz and elfutils (test_dwarf_inline checks against eu-addr2line).
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg \
 	    golang-go babeltrace2 chromium nodejs python3 bpftrace strace util-linux mount \
-	    libiberty-dev liblzma-dev g++ elfutils xz-utils dwz
+	    lld mold libiberty-dev liblzma-dev g++ elfutils xz-utils dwz
 # Packages `make bench-deps` adds: the peer tools we measure against.
 BENCH_PKGS := bpfcc-tools linux-perf linux-headers-amd64 bc python3.11-dbg
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The user-stack walker: unwind tables (from .sframe / .eh_frame, built by
- * lib/unwind/ and loaded by lib/unwind/bpf_tables.c) walked inside BPF, with
- * frame pointers where a pc has no table.
+ * The user-stack walker: unwind tables (.sframe, .eh_frame and .debug_frame
+ * merged by coverage, built by lib/unwind/ and loaded by
+ * lib/unwind/bpf_tables.c) walked inside BPF, with frame pointers where a pc
+ * has no table.
  *
  * Each frame is one bpf_loop() iteration, so depth is bounded by the record
  * (ST_MAX_USTACK), not by a tail-call chain. Per frame:

@@ -3,7 +3,11 @@
 /*
  * Two input shapes (see fuzz/corpus/README-cfi.md):
  *  - "\x7fELF...": a whole ELF file, written to a memfd and built into a table
- *    by unwind_table__build_fd(); then a walk over the input bytes as a stack.
+ *    by unwind_table__build_fd(), and built again the way the vDSO's is: a
+ *    model of an image in memory (elf_cache__add_image(), as the process
+ *    registry makes it) and unwind_table__of() on it; then a walk over the
+ *    input bytes as a stack, and the spans (where rows came from) and
+ *    segments are checked.
  *  - anything else: byte 0 bit 0 picks .debug_frame (1) or .eh_frame (0),
  *    bytes 1-4 are the section's vaddr (little-endian), the rest is the
  *    section. It is wrapped in a minimal in-memory ELF and read by cfi.c.
@@ -15,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "lib/elf/elf_cache.h"
 #include "lib/unwind/cfi.h"
 #include "lib/unwind/table.h"
 #include "lib/unwind/unwinder.h"
@@ -115,22 +120,52 @@ static void fuzz_walk(const struct unwind_table *t, const uint8_t *data, size_t 
 			abort();
 }
 
-static void fuzz_elf(const uint8_t *data, size_t size)
+/* Spans sorted, each non-empty, of a known source; lookups and segment picks stay in bounds. */
+static void check_table(const struct unwind_table *t, const uint8_t *data, size_t size)
 {
-	struct unwind_table *t;
-	int fd = memfd_create("fuzz-cfi", MFD_CLOEXEC);
+	uint64_t v;
+	size_t i;
 
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
-		abort();
-	t = unwind_table__build_fd(fd, "fuzz");
-	close(fd);
-	if (!t)
-		return;
 	check_rows(&t->rows);
 	if (t->covered_bytes > t->exec_bytes)
 		abort();
-	fuzz_walk(t, data, size);
-	unwind_table__free(t);
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].lo >= t->spans[i].hi || t->spans[i].source >= UNWIND_SRC_MAX ||
+		    (i && t->spans[i - 1].lo > t->spans[i].lo))
+			abort();
+	for (i = 0; i + 8 <= size && i < 64; i += 8) {
+		memcpy(&v, data + i, sizeof(v));
+		if (unwind_table__source_at(t, t->base + v % 0x100000) >= UNWIND_SRC_MAX)
+			abort();
+		unwind_table__map_vaddr(t, v & ~0xfffULL, &v);
+	}
+}
+
+static void fuzz_elf(const uint8_t *data, size_t size)
+{
+	struct elf_cache *c = elf_cache__new();
+	const struct unwind_table *vt;
+	struct unwind_table *t;
+	struct elf_file *ef;
+	int fd = memfd_create("fuzz-cfi", MFD_CLOEXEC);
+
+	if (fd < 0 || !c || write(fd, data, size) != (ssize_t)size)
+		abort();
+	t = unwind_table__build_fd(fd, "fuzz");
+	close(fd);
+	if (t) {
+		check_table(t, data, size);
+		fuzz_walk(t, data, size);
+		unwind_table__free(t);
+	}
+	ef = elf_cache__add_image(c, data, size, "[vdso]");
+	vt = ef ? unwind_table__of(ef) : NULL;
+	if (vt) {
+		check_table(vt, data, size);
+		if (unwind_table__of(ef) != vt)
+			abort();
+	}
+	elf_cache__free(c);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -109,7 +109,7 @@ static uint32_t file_crc(int fd)
 }
 
 int debug_file__open(Elf *elf, const char *name, const uint8_t *id, size_t id_len,
-		     const struct stat *self, char **path)
+		     const struct stat *self, debug_file_accept accept, void *ctx, char **path)
 {
 	struct candidates *c = calloc(1, sizeof(*c));
 	enum safe_open_why why;
@@ -134,7 +134,7 @@ int debug_file__open(Elf *elf, const char *name, const uint8_t *id, size_t id_le
 		/* A debuglink naming the file itself (e.g. "foo" next to "foo") is no debug file. */
 		if (fstat(fd, &st) || (self && st.st_ino == self->st_ino &&
 				       st.st_dev == self->st_dev) ||
-		    (i >= c->nbyid && file_crc(fd) != crc)) {
+		    (accept && !accept(fd, ctx)) || (i >= c->nbyid && file_crc(fd) != crc)) {
 			close(fd);
 			fd = -1;
 		}

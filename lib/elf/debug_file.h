@@ -10,6 +10,7 @@
 #define ST_ELF_DEBUG_FILE_H
 
 #include <gelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -17,17 +18,26 @@
 /* gdb's default debug-file-directory, where Debian's -dbg and -dbgsym packages install. */
 #define DEBUG_ROOT "/usr/lib/debug"
 
+/*
+ * Asked of each candidate, open on @fd, before its CRC is checked (the CRC
+ * reads the whole file): false skips it. The candidate finally returned is
+ * the last one accepted.
+ */
+typedef bool (*debug_file_accept)(int fd, void *ctx);
+
 /**
  * debug_file__open() - open the separate debug file of @elf.
  * @name: the file's path (where its .gnu_debuglink is looked for)
  * @id: its build ID (@id_len bytes, 0 for none)
  * @self: stat of the file itself: a candidate that is the file is skipped
+ * @accept: NULL, or asked first of each candidate (see debug_file_accept)
+ * @ctx: for @accept
  * @path: receives the path of the file found (malloc'ed; the caller frees it)
  *
  * Return: an fd, or -1 when there is none (not an error: nothing is logged).
  */
 int debug_file__open(Elf *elf, const char *name, const uint8_t *id, size_t id_len,
-		     const struct stat *self, char **path);
+		     const struct stat *self, debug_file_accept accept, void *ctx, char **path);
 
 /* Longest build ID a .gnu_debugaltlink may carry (SHA-1 is 20 bytes). */
 #define DEBUG_ALT_ID_MAX 20

@@ -14,6 +14,7 @@
 #include "lib/elf/elf_file.h"
 #include "lib/elf/minidebug.h"
 #include "lib/elf/symtab.h"
+#include "lib/util/elf_section.h"
 #include "lib/util/log.h"
 #include "lib/util/safe_open.h"
 
@@ -418,22 +419,77 @@ Elf *elf_file__elf(const struct elf_file *ef)
 	return ef->elf;
 }
 
+/* A debug file candidate opened by the accept callback, with what it must have. */
+struct debug_probe {
+	const char *section; /* NULL: any ELF file */
+	Elf *elf;
+	void *image;
+};
+
+static void debug_probe__release(struct debug_probe *p)
+{
+	if (p->elf)
+		elf_end(p->elf);
+	free(p->image);
+	p->elf = NULL;
+	p->image = NULL;
+}
+
+/* Is the candidate on @fd an ELF file (with the section asked for)? Kept open if so. */
+static bool elf_file__debug_accept(int fd, void *ctx)
+{
+	struct debug_probe *p = ctx;
+	GElf_Shdr sh;
+
+	debug_probe__release(p);
+	p->elf = elf_file__begin(fd, &p->image);
+	if (p->elf && elf_kind(p->elf) == ELF_K_ELF &&
+	    (!p->section || elf_section_by_name(p->elf, p->section, &sh)))
+		return true;
+	debug_probe__release(p);
+	return false;
+}
+
+/* Look the debug file up (among those with @section, when given); the first found is kept. */
+static void elf_file__find_debug(struct elf_file *ef, const char *section)
+{
+	struct debug_probe p = { .section = section };
+	int fd;
+
+	fd = debug_file__open(ef->elf, ef->name, ef->build_id, ef->build_id_len, &ef->st,
+			      elf_file__debug_accept, &p, &ef->debug_path);
+	if (fd < 0) {
+		debug_probe__release(&p);
+		return;
+	}
+	ef->debug_tried = true;
+	ef->debug_fd = fd;
+	ef->debug_elf = p.elf;
+	ef->debug_image = p.image;
+}
+
 Elf *elf_file__debug_elf(struct elf_file *ef, const char **path)
 {
 	if (!ef->debug_tried) {
+		elf_file__find_debug(ef, NULL);
 		ef->debug_tried = true;
-		ef->debug_fd = debug_file__open(ef->elf, ef->name, ef->build_id, ef->build_id_len,
-						&ef->st, &ef->debug_path);
-		if (ef->debug_fd >= 0) {
-			ef->debug_elf = elf_file__begin(ef->debug_fd, &ef->debug_image);
-			if (ef->debug_elf && elf_kind(ef->debug_elf) != ELF_K_ELF) {
-				elf_end(ef->debug_elf);
-				ef->debug_elf = NULL;
-			}
-		}
 	}
 	if (path)
 		*path = ef->debug_elf ? ef->debug_path : NULL;
+	return ef->debug_elf;
+}
+
+Elf *elf_file__debug_elf_with(struct elf_file *ef, const char *section, const char **path)
+{
+	GElf_Shdr sh;
+
+	/* Not found now: a later elf_file__debug_elf() still looks for one without @section. */
+	if (!ef->debug_tried)
+		elf_file__find_debug(ef, section);
+	if (!ef->debug_elf || !elf_section_by_name(ef->debug_elf, section, &sh))
+		return NULL;
+	if (path)
+		*path = ef->debug_path;
 	return ef->debug_elf;
 }
 

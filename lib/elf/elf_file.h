@@ -130,6 +130,22 @@ Elf *elf_file__elf(const struct elf_file *ef);
 Elf *elf_file__debug_elf(struct elf_file *ef, const char **path);
 
 /**
+ * elf_file__debug_elf_with() - the separate debug file, if it has @section.
+ * @section: e.g. ".debug_frame"
+ * @path: receives its path (may be NULL)
+ *
+ * Before the debug file is known, only candidates with @section get their
+ * .gnu_debuglink CRC checked (which reads the whole file): every file's
+ * unwind table asks for a .debug_frame when it is built, and most debug
+ * files have none. A debug file found so is the file's debug file for every
+ * later use; when none is found, nothing is remembered and
+ * elf_file__debug_elf() looks again without @section.
+ *
+ * Return: its libelf handle (owned by the model), or NULL.
+ */
+Elf *elf_file__debug_elf_with(struct elf_file *ef, const char *section, const char **path);
+
+/**
  * elf_file__dwarf_elf() - where DWARF for this file lives: the debug file
  * when there is one, else the file itself (libdw reads it: lib/sym/sources.c).
  *

@@ -134,17 +134,13 @@ static struct loaded_file *tables__load_file(struct bpf_tables *t, const struct 
 static void tables__fill_map(struct bpf_tables *t, int pid, const struct proc_map *m,
 			     struct st_umap *um)
 {
-	const struct unwind_table *ut = NULL;
-	const struct loaded_file *f;
+	const struct unwind_table *ut = t->src.table(t->src.ctx, pid, m);
+	const struct loaded_file *f = ut ? tables__load_file(t, ut) : NULL;
 	uint64_t vaddr;
 
-	if (m->path[0] == '/')
-		ut = t->src.table(t->src.ctx, pid, m);
-	f = ut ? tables__load_file(t, ut) : NULL;
 	*um = (struct st_umap){ .start = m->start, .end = m->end };
-	if (m->path[0] != '/')
-		return; /* anonymous (JIT) or [vdso]: known, walked by frame pointers */
-	if (!f || !f->nrows || unwind_table__offset_to_vaddr(ut, m->pgoff, &vaddr))
+	/* Without rows (anonymous JIT code, a file without tables): frame pointers. */
+	if (!f || !f->nrows || unwind_table__map_vaddr(ut, m->pgoff, &vaddr))
 		return;
 	/* row pc = (addr - start + vaddr) - base */
 	um->bias = m->start - vaddr + ut->base;

@@ -68,8 +68,7 @@ static struct copy_proc *copy__convert(struct copy_unwinder *cu, int pid,
 			continue;
 		*um = (struct unwind_map){ .start = maps[i].start, .end = maps[i].end,
 					   .pgoff = maps[i].pgoff, .path = strdup(maps[i].path) };
-		if (maps[i].path[0] == '/')
-			unwind_map__set_table(um, cu->src.table(cu->src.ctx, pid, &maps[i]));
+		unwind_map__set_table(um, cu->src.table(cu->src.ctx, pid, &maps[i]));
 		p->n++;
 	}
 	if (!p->maps) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* One compact unwind table per ELF file (from .sframe, .eh_frame or .debug_frame), and a cache. */
+/* One compact unwind table per ELF file (.sframe, .eh_frame and .debug_frame merged), and a cache. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -12,11 +12,16 @@
 
 #include "lib/elf/elf_cache.h"
 #include "lib/elf/elf_file.h"
-#include "lib/unwind/sframe.h"
+#include "lib/unwind/sources.h"
 #include "lib/unwind/table.h"
-#include "lib/util/elf_section.h"
 #include "lib/util/log.h"
 #include "lib/util/safe_open.h"
+
+/*
+ * The kernel maps segments page by page: a mapping's file offset is the
+ * segment's offset rounded down to this (x86-64 only, like the rows).
+ */
+#define TABLE_PAGE 4096ULL
 
 /* Only 64-bit x86 files: the row format and the unwinder are x86-64 specific. */
 static int table__check_elf(Elf *elf, const char *name)
@@ -76,88 +81,6 @@ static int table__from_model(struct elf_file *ef, struct unwind_table *t)
 	return 0;
 }
 
-/* Is any part of link-time [lo, hi) already covered by a (finished) row with a rule? */
-static bool table__covered(uint64_t lo, uint64_t hi, void *ctx)
-{
-	const struct unwind_table *t = ctx;
-	const struct unwind_rows *v = &t->rows;
-	const struct unwind_row *r;
-	uint64_t end;
-	size_t i;
-
-	if (lo < t->base || lo - t->base > UINT32_MAX)
-		return false;
-	end = hi - t->base > UINT32_MAX ? UINT32_MAX : hi - t->base;
-	r = unwind_rows__find(v, (uint32_t)(lo - t->base));
-	if (r && r->cfa != UNWIND_CFA_NONE)
-		return true;
-	for (i = r ? (size_t)(r - v->rows) + 1 : 0; i < v->n && v->rows[i].pc < end; i++)
-		if (v->rows[i].cfa != UNWIND_CFA_NONE)
-			return true;
-	return false;
-}
-
-static int table__from_sframe(Elf *elf, struct unwind_table *t, bool *used)
-{
-	struct cfi_source src = { .name = t->path, .base = t->base,
-				  .skip = table__covered, .skip_ctx = t };
-	char why[160] = "";
-	GElf_Shdr sh;
-	Elf_Scn *scn = elf_section_by_name(elf, ".sframe", &sh);
-	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-	int err;
-
-	*used = false;
-	if (!scn)
-		return 0;
-	if (!d || !d->d_buf) {
-		st_warn("unwind: %s: cannot read .sframe; using .eh_frame", t->path);
-		return 0;
-	}
-	err = sframe__read(d->d_buf, d->d_size, sh.sh_addr, t->base, &t->rows, why, sizeof(why));
-	if (err == -ENOMEM)
-		return err;
-	if (err) {
-		st_warn("unwind: %s: .sframe: %s; using .eh_frame", t->path, why);
-		return 0;
-	}
-	*used = true;
-	t->source = UNWIND_SRC_SFRAME;
-	unwind_rows__finish(&t->rows);
-	/* Code SFrame does not describe (crt1.o's _start, hand-written asm) keeps its CFI. */
-	err = cfi__read_eh_frame(elf, &src, &t->rows, &t->cfi);
-	t->eh_fill_fdes = t->cfi.fdes - t->cfi.skipped_fdes;
-	return err == -ENOENT || err == -EINVAL ? 0 : err;
-}
-
-/* .debug_frame: the file's own, else that of its separate debug file (found by the model). */
-static int table__from_debug(struct elf_file *ef, struct unwind_table *t)
-{
-	struct cfi_source src = { .name = t->path, .base = t->base };
-	const char *path;
-	Elf *dbg;
-	int err;
-
-	err = cfi__read_debug_frame(elf_file__elf(ef), &src, &t->rows, &t->cfi);
-	if (err != -ENOENT) {
-		if (!err)
-			t->source = UNWIND_SRC_DEBUG_FRAME;
-		return err;
-	}
-	dbg = elf_file__debug_elf(ef, &path);
-	if (!dbg)
-		return -ENOENT;
-	src.name = path;
-	err = cfi__read_debug_frame(dbg, &src, &t->rows, &t->cfi);
-	if (!err) {
-		t->cfi_path = strdup(path);
-		t->source = UNWIND_SRC_DEBUG_FRAME;
-		if (!t->cfi_path)
-			err = -ENOMEM;
-	}
-	return err;
-}
-
 /* Sum of executable sections, and the part of it rows give a usable rule. */
 static void table__coverage(Elf *elf, struct unwind_table *t)
 {
@@ -188,30 +111,14 @@ static void table__coverage(Elf *elf, struct unwind_table *t)
 
 static int table__fill(struct elf_file *ef, struct unwind_table *t)
 {
-	struct cfi_source src = { .name = t->path };
-	Elf *elf = elf_file__elf(ef);
-	bool used;
 	int err;
 
 	err = table__from_model(ef, t);
 	if (!err)
-		err = table__from_sframe(elf, t, &used);
-	if (err || used)
-		goto out;
-	src.base = t->base;
-	err = cfi__read_eh_frame(elf, &src, &t->rows, &t->cfi);
+		err = unwind_sources__read(ef, t);
 	if (!err)
-		t->source = UNWIND_SRC_EH_FRAME;
-	else if (err == -ENOENT)
-		err = table__from_debug(ef, t);
-	if (err == -ENOENT)
-		err = 0; /* no unwind information at all: UNWIND_SRC_NONE */
-out:
-	if (err)
-		return err;
-	unwind_rows__finish(&t->rows);
-	table__coverage(elf, t);
-	return 0;
+		table__coverage(elf_file__elf(ef), t);
+	return err;
 }
 
 static struct unwind_table *table__build_model(struct elf_file *ef)
@@ -291,6 +198,7 @@ void unwind_table__free(struct unwind_table *t)
 	if (!t)
 		return;
 	unwind_rows__release(&t->rows);
+	free(t->spans);
 	free(t->segs);
 	free(t->cfi_path);
 	free(t->path);
@@ -306,19 +214,34 @@ const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64
 	return unwind_rows__find(&t->rows, (uint32_t)(vaddr - t->base));
 }
 
-int unwind_table__offset_to_vaddr(const struct unwind_table *t, uint64_t off, uint64_t *vaddr)
+/* The PT_LOAD a mapping at file offset @pgoff maps: an executable one whose pages hold it. */
+static const struct unwind_seg *table__seg_of_map(const struct unwind_table *t, uint64_t pgoff)
 {
+	const struct unwind_seg *any = NULL, *s;
 	size_t i;
 
 	for (i = 0; i < t->nsegs; i++) {
-		const struct unwind_seg *s = &t->segs[i];
-
-		if (off >= s->offset && off - s->offset < s->filesz) {
-			*vaddr = s->vaddr + (off - s->offset);
-			return 0;
-		}
+		s = &t->segs[i];
+		if (s->filesz > UINT64_MAX - s->offset || pgoff < (s->offset & ~(TABLE_PAGE - 1)) ||
+		    pgoff >= s->offset + s->filesz)
+			continue;
+		if (s->exec)
+			return s;
+		if (!any && pgoff >= s->offset)
+			any = s;
 	}
-	return -ENOENT;
+	return any;
+}
+
+int unwind_table__map_vaddr(const struct unwind_table *t, uint64_t pgoff, uint64_t *vaddr)
+{
+	const struct unwind_seg *s = table__seg_of_map(t, pgoff);
+
+	if (!s)
+		return -ENOENT;
+	/* p_vaddr and p_offset agree modulo the page size, so this may step back a part page. */
+	*vaddr = s->vaddr - s->offset + pgoff;
+	return 0;
 }
 
 char *unwind_table__id_hex(const struct unwind_table *t, char *buf, size_t len)

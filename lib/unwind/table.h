@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* One compact unwind table per ELF file (from .sframe, .eh_frame or .debug_frame), and a cache. */
+/* One compact unwind table per ELF file (.sframe, .eh_frame and .debug_frame merged), and a cache. */
 #ifndef ST_UNWIND_TABLE_H
 #define ST_UNWIND_TABLE_H
 
@@ -16,11 +16,17 @@ struct proc_map;
 /* A GNU build ID is 20 bytes (SHA-1); longer notes are cut, keys stay unique enough. */
 #define UNWIND_ID_MAX 20
 
+/*
+ * Where rows come from, in order of precedence (lib/unwind/sources.c): a
+ * function (an FDE) of a later source is used only where no earlier source
+ * has a rule for any byte of it.
+ */
 enum unwind_source {
 	UNWIND_SRC_NONE,        /* no unwind information: zero rows */
-	UNWIND_SRC_SFRAME,      /* .sframe (gaps filled from .eh_frame, see eh_fill_fdes) */
+	UNWIND_SRC_SFRAME,      /* .sframe */
 	UNWIND_SRC_EH_FRAME,    /* .eh_frame through libdw */
 	UNWIND_SRC_DEBUG_FRAME, /* .debug_frame of the file or of its separate debug file */
+	UNWIND_SRC_MAX,
 };
 
 /* A PT_LOAD segment, to turn file offsets of a mapping into link-time vaddrs. */
@@ -29,17 +35,26 @@ struct unwind_seg {
 	bool exec;
 };
 
+/* Link-time [base + lo, base + hi) has its rows from @source (one or more FDEs). */
+struct unwind_span {
+	uint32_t lo, hi;
+	uint32_t source; /* enum unwind_source */
+};
+
 struct unwind_table {
 	char *path;      /* the ELF file the table describes */
-	char *cfi_path;  /* where the rows were read when not from @path (debug file), or NULL */
+	char *cfi_path;  /* the separate debug file .debug_frame rows came from, or NULL */
 	uint8_t id[UNWIND_ID_MAX];
 	size_t id_len;
 	bool id_is_hash; /* no build-ID note: @id is a content hash of the file */
 	uint64_t base;   /* lowest executable PT_LOAD vaddr; row pc = vaddr - base */
-	enum unwind_source source;
+	enum unwind_source source; /* the first source (by precedence) that gave rows */
 	struct unwind_rows rows; /* finished: sorted, merged; includes unsupported counts */
-	struct cfi_stats cfi;    /* of the .eh_frame / .debug_frame walk */
-	uint64_t eh_fill_fdes;   /* .eh_frame FDEs used where .sframe had nothing (e.g. _start) */
+	struct cfi_stats cfi;    /* of the .eh_frame and .debug_frame walks together */
+	uint64_t src_fdes[UNWIND_SRC_MAX]; /* FDEs each source gave rows for */
+	struct unwind_span *spans; /* sorted, not overlapping: which source each range is from */
+	bool go;                 /* Go toolchain output: its .debug_frame is not used (sources.c) */
+	size_t nspans;
 	uint64_t exec_bytes;     /* bytes of executable sections */
 	uint64_t covered_bytes;  /* of those, bytes with a usable rule (not NONE/UNSUPPORTED) */
 	struct unwind_seg *segs;  /* the model's PT_LOAD segments */
@@ -92,11 +107,25 @@ void unwind_table__free(struct unwind_table *t);
 const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t vaddr);
 
 /**
- * unwind_table__offset_to_vaddr() - link-time vaddr of file offset @off.
+ * unwind_table__map_vaddr() - link-time vaddr of the first byte of an
+ * executable mapping of the file at page-aligned file offset @pgoff.
  *
- * Return: 0, or -ENOENT when no PT_LOAD segment holds @off.
+ * The PT_LOAD is the executable one whose pages hold @pgoff: linkers that
+ * do not page-align segments in the file (LLD, mold: text at offset 0x9e0,
+ * vaddr 0x19e0) make the mapping start on a page the previous segment
+ * shares, so "the segment holding @pgoff" would be the wrong one. Without
+ * an executable segment there, any PT_LOAD holding @pgoff.
+ *
+ * Return: 0, or -ENOENT when no PT_LOAD segment holds @pgoff.
  */
-int unwind_table__offset_to_vaddr(const struct unwind_table *t, uint64_t off, uint64_t *vaddr);
+int unwind_table__map_vaddr(const struct unwind_table *t, uint64_t pgoff, uint64_t *vaddr);
+
+/**
+ * unwind_table__source_at() - where the row covering link-time @vaddr came from.
+ *
+ * Return: the source, or UNWIND_SRC_NONE where no source has a row.
+ */
+enum unwind_source unwind_table__source_at(const struct unwind_table *t, uint64_t vaddr);
 
 /**
  * unwind_table__id_hex() - the build ID (or content hash) in hex, NUL-terminated.

@@ -47,7 +47,7 @@ int unwind_map__set_table(struct unwind_map *m, const struct unwind_table *t)
 	uint64_t vaddr;
 
 	m->table = NULL;
-	if (!t || unwind_table__offset_to_vaddr(t, m->pgoff, &vaddr))
+	if (!t || unwind_table__map_vaddr(t, m->pgoff, &vaddr))
 		return -ENOENT;
 	m->vaddr = vaddr;
 	m->table = t;

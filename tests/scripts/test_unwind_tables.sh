@@ -5,7 +5,10 @@
 # 1. For the qsort_chain workloads, libc, and a .debug_frame-only fixture built here,
 #    `stacktap unwind-table FILE` and `readelf --debug-dump=frames-interp` describe the
 #    same step function (tests/scripts/unwind_readelf_cmp.py). The SFrame binary's rows
-#    come from .sframe, so there the check also proves SFrame and CFI agree.
+#    come from .sframe, so there the check also proves SFrame and CFI agree. The
+#    -fno-asynchronous-unwind-tables builds (qsort_chain_dwarf*: .eh_frame only for the
+#    startup code, the rest in .debug_frame of the file or of its debug file) check the
+#    merge of sources: both sections by the same precedence rule.
 # 2. `--addr`, usage errors and exit codes of the tool.
 # 3. Every ELF file in /usr/bin and /usr/lib/x86_64-linux-gnu gives a table or one clear
 #    error line, never a crash, in under SWEEP_MAX_S seconds (default 60).
@@ -56,23 +59,82 @@ else
 	fail debug_frame-fixture "could not build the .debug_frame fixture"
 fi
 
+# Merged sources: .eh_frame (crt's _start) + .debug_frame (the rest), in the file and split off.
+DW=$W/qsort_chain_dwarf
+expect_eq merged-source "$("$ST" unwind-table --summary "$DW" | sed -n 's/^source: //p')" \
+	"eh_frame + debug_frame"
+compare_readelf readelf-merged "$DW"
+expect_eq merged-split-source \
+	"$("$ST" unwind-table --summary "$DW"_split | sed -n 's/^source: //p')" \
+	"eh_frame + debug_frame from $DW""_split.debug"
+# readelf follows the debuglink itself: one output holds both sections.
+compare_readelf readelf-merged-split "$DW"_split
+
+# Go: its .debug_frame is left out (it omits rbp and calls the runtime's stack switchers
+# frameless; lib/unwind/sources.c), so Go code walks by its frame pointers. A cgo program
+# keeps the .eh_frame of its C code. The control, the same file without the Go notes: its
+# .debug_frame (compressed, as Go writes it) is read, so the notes alone decide.
+GO_DIR=$TMP/go
+mkdir -p "$GO_DIR/cgo.d" "$GO_DIR/pure.d"
+printf '%s\n' 'package main' '' '// static int twice(int x) { return 2 * x; }' 'import "C"' \
+	'import "os"' '' 'func main() { os.Exit(int(C.twice(C.int(len(os.Args)))) & 0) }' \
+	> "$GO_DIR/cgo.d/main.go"
+printf '%s\n' 'package main' '' 'import "os"' '' 'func main() { os.Exit(len(os.Args) & 0) }' \
+	> "$GO_DIR/pure.d/main.go"
+# go_build DIR OUT [ENV...]: a module-less build of DIR/main.go, its cache in the test's dir.
+go_build() {
+	(cd "$1" && env HOME="$GO_DIR" GOCACHE="$GO_DIR/cache" "${@:3}" go build -o "$2" main.go)
+}
+if go_build "$GO_DIR/cgo.d" "$GO_DIR/cgo" && go_build "$GO_DIR/pure.d" "$GO_DIR/pure" CGO_ENABLED=0 &&
+	objcopy --remove-section .note.go.buildid --remove-section .go.buildinfo \
+		"$GO_DIR/cgo" "$GO_DIR/cgo_nogo"; then
+	expect_eq go-cgo-source "$("$ST" unwind-table --summary "$GO_DIR/cgo" |
+		sed -n 's/^source: //p; s/^fdes-by-source: .* debug_frame=/debug_frame=/p')" \
+		"eh_frame (Go: .debug_frame not used, frame pointers instead)
+debug_frame=0"
+	mm=$(nm "$GO_DIR/cgo" | awk '$3 == "main.main" { print $1 }' | sed 's/^0*//')
+	expect_eq go-cgo-go-code "$("$ST" unwind-table --addr "0x$mm" "$GO_DIR/cgo" 2>&1)" \
+		"stacktap: unwind-table: $GO_DIR/cgo: no row covers 0x$mm"
+	expect_eq go-control-source \
+		"$("$ST" unwind-table --summary "$GO_DIR/cgo_nogo" | sed -n 's/^source: //p')" \
+		"eh_frame + debug_frame"
+	expect_eq go-control-go-code \
+		"$("$ST" unwind-table --addr "0x$mm" "$GO_DIR/cgo_nogo" | awk '{ print $NF }')" \
+		debug_frame
+	expect_eq go-pure "$("$ST" unwind-table "$GO_DIR/pure" 2>&1; echo "rc=$?")" \
+		"stacktap: unwind-table: $GO_DIR/pure: no unwind table: Go code, whose .debug_frame is not used (frame pointers are)
+rc=1"
+else
+	fail go-fixture "could not build the Go fixtures (golang-go, gcc, objcopy)"
+fi
+
 # --- the tool ---------------------------------------------------------------
 
 # sym_addr FILE NAME: link-time address of a symbol, in hex without 0x.
 sym_addr() {
 	nm -D --defined-only "$1" 2>/dev/null | awk -v s="$2" '{ sub(/@.*/, "", $3) } $3 == s { print $1; exit }'
 }
-row_line() { printf '0x%012x  %-12s %s' "$((16#$1))" "$2" "$3"; }
+row_line() { printf '0x%012x  %-12s %-8s %s' "$((16#$1))" "$2" "$3" "$4"; }
 
 NOFP=$W/qsort_chain_nofp
 leaf=$(nm "$NOFP" | awk '$3 == "leaf" { print $1 }')
 start=$(nm "$NOFP" | awk '$3 == "_start" { print $1 }')
-expect_eq addr-leaf "$("$ST" unwind-table --addr "0x$leaf" "$NOFP")" "$(row_line "$leaf" rsp+8 same)"
+expect_eq addr-leaf "$("$ST" unwind-table --addr "0x$leaf" "$NOFP")" \
+	"$(row_line "$leaf" rsp+8 same eh_frame)"
 expect_eq addr-start "$("$ST" unwind-table --addr "0x$start" "$NOFP")" \
-	"$(row_line "$start" outermost same)"
+	"$(row_line "$start" outermost same eh_frame)"
 qs=$(sym_addr "$LIBC" qsort_r)
 expect_eq addr-libc-qsort_r "$("$ST" unwind-table --addr "0x$qs" "$LIBC")" \
-	"$(row_line "$qs" rsp+8 same)"
+	"$(row_line "$qs" rsp+8 same eh_frame)"
+# --addr names the source of the row: _start from .eh_frame, leaf from .debug_frame.
+for f in "$DW" "$DW"_split; do
+	leaf=$(nm "$f.debug" 2>/dev/null | awk '$3 == "leaf" { print $1 }')
+	[ -n "$leaf" ] || leaf=$(nm "$f" | awk '$3 == "leaf" { print $1 }')
+	start=$(nm "$f" | awk '$3 == "_start" { print $1 }')
+	expect_eq "addr-merged-$(basename "$f")" \
+		"$("$ST" unwind-table --addr "0x$leaf" "$f") | $("$ST" unwind-table --addr "0x$start" "$f")" \
+		"$(row_line "$leaf" rsp+8 same debug_frame) | $(row_line "$start" outermost same eh_frame)"
+done
 
 # expect_exit NAME CODE STDERR_LINES CMD...: exit code and number of stderr lines.
 expect_exit() {

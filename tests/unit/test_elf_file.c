@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit test of lib/elf/elf_file: this test binary, libc, and malformed files. */
+/* Unit test of lib/elf/elf_file: this test binary, libc, debug files, and malformed files. */
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -269,11 +270,93 @@ static void test_tiny(void)
 	elf_file__free(ef);
 }
 
+/* Copy @from to @to, with @extra bytes appended (to change a debug file's CRC). */
+static int copy_file(const char *from, const char *to, const char *extra)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[4096];
+	size_t n;
+	int err = in && out ? 0 : -1;
+
+	while (!err && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			err = -1;
+	if (!err && extra && fputs(extra, out) < 0)
+		err = -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		err = -1;
+	return err;
+}
+
+/* @dir/qsort_chain_dwarf_split and its debug file next to it, the latter changed when @bad. */
+static struct elf_file *split_copy(const char *dir, const char *o, bool bad)
+{
+	char from[300], to[300];
+
+	snprintf(from, sizeof(from), "%s/workloads/qsort_chain_dwarf_split", o);
+	snprintf(to, sizeof(to), "%s/qsort_chain_dwarf_split", dir);
+	if (copy_file(from, to, NULL))
+		return NULL;
+	strcat(from, ".debug");
+	strcat(to, ".debug");
+	if (copy_file(from, to, bad ? "x" : NULL))
+		return NULL;
+	to[strlen(to) - strlen(".debug")] = '\0';
+	return elf_file__open(to);
+}
+
+/*
+ * The debug file as the unwind table asks for it (with a .debug_frame) and as
+ * symbols do (any): libc's (libc6-dbg, by build ID) has no .debug_frame, so
+ * the first finds nothing and the second still finds it; a split workload's
+ * (by .gnu_debuglink) has one, and is then the file's debug file for both;
+ * with its CRC wrong it is found by neither.
+ */
+static void test_debug_with(void)
+{
+	struct dl_obj o = { .want = "libc.so" };
+	const char *env = getenv("O"), *p = NULL;
+	char dir[] = "/tmp/test_elf_debug.XXXXXX", want[300];
+	struct elf_file *ef;
+	Elf *dbg;
+
+	dl_iterate_phdr(dl_cb, &o);
+	ef = o.found ? elf_file__open(o.name) : NULL;
+	CHECK(ef != NULL);
+	CHECK(ef && elf_file__debug_elf_with(ef, ".debug_frame", &p) == NULL);
+	dbg = ef ? elf_file__debug_elf(ef, &p) : NULL;
+	CHECK(dbg && p && !strncmp(p, "/usr/lib/debug/.build-id/", 25));
+	CHECK(ef && elf_file__debug_elf_with(ef, ".symtab", NULL) == dbg);
+	elf_file__free(ef);
+
+	CHECK(mkdtemp(dir) != NULL);
+	ef = split_copy(dir, env ? env : "build", false);
+	CHECK(ef != NULL);
+	dbg = ef ? elf_file__debug_elf_with(ef, ".debug_frame", &p) : NULL;
+	snprintf(want, sizeof(want), "%s/qsort_chain_dwarf_split.debug", dir);
+	CHECK(dbg != NULL);
+	CHECK_STR(dbg ? p : NULL, want);
+	CHECK(ef && elf_file__debug_elf(ef, NULL) == dbg);
+	elf_file__free(ef);
+	ef = split_copy(dir, env ? env : "build", true);
+	CHECK(ef != NULL);
+	CHECK(ef && elf_file__debug_elf_with(ef, ".debug_frame", NULL) == NULL);
+	CHECK(ef && elf_file__debug_elf(ef, NULL) == NULL);
+	elf_file__free(ef);
+	unlink(want);
+	want[strlen(want) - strlen(".debug")] = '\0';
+	unlink(want);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_tiny();
 	test_self();
 	test_libc();
+	test_debug_with();
 	test_bad_files();
 	CHECK(elf_test_target(1) == 4 && elf_test_local(1) == 7);
 	return CHECK_DONE();

@@ -8,22 +8,27 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* The tracer attaches between "ready" and the byte; NULL @fifo means go now. */
-static inline void workload_ready_go(const char *fifo)
+/* Blocks until a byte arrives on @fifo. */
+static inline void workload_wait(const char *fifo)
 {
 	char byte;
 	int fd;
 
-	printf("ready %d\n", getpid());
-	fflush(stdout);
-	if (!fifo)
-		return;
 	fd = open(fifo, O_RDONLY);
 	if (fd < 0 || read(fd, &byte, 1) < 0) {
 		perror(fifo);
 		exit(1);
 	}
 	close(fd);
+}
+
+/* The tracer attaches between "ready" and the byte; NULL @fifo means go now. */
+static inline void workload_ready_go(const char *fifo)
+{
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+	if (fifo)
+		workload_wait(fifo);
 }
 
 /*

@@ -17,18 +17,21 @@ struct ut_env {
 };
 
 static const char ut_doc[] =
-	"Print the compact unwind table stacktap builds for an ELF file (from .sframe,\n"
-	"else .eh_frame, else .debug_frame), or the row covering one address.\n"
+	"Print the compact unwind table stacktap builds for an ELF file, or the row\n"
+	"covering one address. Rows come from .sframe, .eh_frame and .debug_frame (of\n"
+	"the file, else of its separate debug file), merged one function at a time: a\n"
+	"function takes its rows from the first of these that describes it.\n"
 	"\v"
 	"Rows are printed with link-time addresses (base + pc). Columns: vaddr, the CFA\n"
-	"rule (rsp+N, rbp+N, plt, outermost, unsupported, none) and where the caller's\n"
-	"rbp is (same, undef, c+N = saved at CFA+N). The return address is at CFA-8.\n"
+	"rule (rsp+N, rbp+N, plt, outermost, unsupported, none), where the caller's\n"
+	"rbp is (same, undef, c+N = saved at CFA+N) and the source of the row. The\n"
+	"return address is at CFA-8.\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    stacktap unwind-table /usr/lib/x86_64-linux-gnu/libc.so.6\n"
 	"        whole table of libc\n"
 	"    stacktap unwind-table --summary /usr/bin/python3\n"
-	"        source, build ID, row count, coverage, unsupported rules\n"
+	"        sources, build ID, row count, coverage, unsupported rules\n"
 	"    stacktap unwind-table --addr 0x27290 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
 	"        the row that covers link-time address 0x27290\n";
 
@@ -90,12 +93,38 @@ static const char *ut_rbp(const struct unwind_row *r, char *buf, size_t len)
 	return buf;
 }
 
-static void ut_print_row(const struct unwind_table *t, const struct unwind_row *r)
+/* One row; @at is the address whose source to name (the row's own pc in a listing). */
+static void ut_print_row(const struct unwind_table *t, const struct unwind_row *r, uint64_t at)
 {
 	char cfa[32], rbp[32];
+	enum unwind_source src = r->cfa == UNWIND_CFA_NONE ? UNWIND_SRC_NONE :
+				 unwind_table__source_at(t, at);
 
-	printf("%#014" PRIx64 "  %-12s %s\n", t->base + r->pc, ut_cfa(r, cfa, sizeof(cfa)),
-	       ut_rbp(r, rbp, sizeof(rbp)));
+	printf("%#014" PRIx64 "  %-12s %-8s %s\n", t->base + r->pc, ut_cfa(r, cfa, sizeof(cfa)),
+	       ut_rbp(r, rbp, sizeof(rbp)), src == UNWIND_SRC_NONE ? "-" : unwind_source_name(src));
+}
+
+/* "source: sframe + eh_frame + debug_frame from PATH": every source that gave rows. */
+static void ut_print_sources(const struct unwind_table *t)
+{
+	const char *sep = "";
+	int s;
+
+	printf("source: ");
+	for (s = UNWIND_SRC_NONE + 1; s < UNWIND_SRC_MAX; s++) {
+		if (!t->src_fdes[s])
+			continue;
+		printf("%s%s", sep, unwind_source_name(s));
+		if (s == UNWIND_SRC_DEBUG_FRAME && t->cfi_path)
+			printf(" from %s", t->cfi_path);
+		sep = " + ";
+	}
+	printf("%s%s\n", *sep ? "" : "none",
+	       t->go ? " (Go: .debug_frame not used, frame pointers instead)" : "");
+	printf("fdes-by-source:");
+	for (s = UNWIND_SRC_NONE + 1; s < UNWIND_SRC_MAX; s++)
+		printf(" %s=%" PRIu64, unwind_source_name(s), t->src_fdes[s]);
+	printf("\n");
 }
 
 static void ut_print_header(const struct unwind_table *t)
@@ -104,8 +133,7 @@ static void ut_print_header(const struct unwind_table *t)
 	int i, any = 0;
 
 	printf("file: %s\n", t->path);
-	printf("source: %s%s%s\n", unwind_source_name(t->source), t->cfi_path ? " from " : "",
-	       t->cfi_path ? t->cfi_path : "");
+	ut_print_sources(t);
 	printf("%s: %s\n", t->id_is_hash ? "content-hash" : "build-id",
 	       unwind_table__id_hex(t, id, sizeof(id)));
 	printf("base: %#" PRIx64 "\n", t->base);
@@ -116,8 +144,6 @@ static void ut_print_header(const struct unwind_table *t)
 	       t->exec_bytes);
 	printf("fdes: %" PRIu64 " (signal %" PRIu64 ", bad %" PRIu64 ")\n", t->cfi.fdes,
 	       t->cfi.signal_fdes, t->cfi.bad_entries);
-	if (t->source == UNWIND_SRC_SFRAME)
-		printf("eh_frame-fill-fdes: %" PRIu64 "\n", t->eh_fill_fdes);
 	printf("unsupported:");
 	for (i = 0; i < UNW_UNSUP_MAX; i++) {
 		if (!t->rows.unsupported[i])
@@ -136,7 +162,7 @@ static int ut_print_addr(const struct unwind_table *t, uint64_t addr)
 		st_err("unwind-table: %s: no row covers %#" PRIx64, t->path, addr);
 		return 1;
 	}
-	ut_print_row(t, r);
+	ut_print_row(t, r, addr);
 	return 0;
 }
 
@@ -155,7 +181,12 @@ int unwind_table_main(int argc, char **argv)
 	t = unwind_table__build(env.file);
 	if (!t)
 		return 1;
-	if (t->source == UNWIND_SRC_NONE) {
+	if (t->source == UNWIND_SRC_NONE && t->go) {
+		/* Its .debug_frame is there but left out on purpose (lib/unwind/sources.c). */
+		st_err("unwind-table: %s: no unwind table: Go code, whose .debug_frame is not used "
+		       "(frame pointers are)", env.file);
+		ret = 1;
+	} else if (t->source == UNWIND_SRC_NONE) {
 		st_err("unwind-table: %s: no unwind information (.sframe, .eh_frame, .debug_frame)",
 		       env.file);
 		ret = 1;
@@ -164,9 +195,10 @@ int unwind_table_main(int argc, char **argv)
 	} else {
 		ut_print_header(t);
 		if (!env.quiet_rows) {
-			printf("%14s  %-12s %s\n", "vaddr", "cfa", "rbp");
+			printf("%14s  %-12s %-8s %s\n", "vaddr", "cfa", "rbp", "source");
 			for (i = 0; i < t->rows.n; i++)
-				ut_print_row(t, &t->rows.rows[i]);
+				ut_print_row(t, &t->rows.rows[i],
+					     t->base + t->rows.rows[i].pc);
 		}
 	}
 	unwind_table__free(t);
