@@ -133,8 +133,8 @@ jit_container
 #    syscall.Getppid set up no frame for at the syscall: it goes from the syscall
 #    stub to main.work. The unstripped build has .symtab (its ABI wrappers end in
 #    .abi0) and DWARF, but Go's .debug_frame is not used (lib/unwind/sources.c):
-#    it walks by frame pointers too, so main.leaf, and syscall.Getppid inlined
-#    into it, are not reached either.
+#    it walks by frame pointers too, so main.leaf is not reached either; main.step,
+#    inlined into main.work where the walk returns, is a frame of its own (DWARF).
 for go in go_names_stripped go_names_pie; do
 	run_traced "$go" "$W/$go" $N -- count -U -p @PID@ t:syscalls:sys_enter_getppid
 	expect_eq "$go" "$(cat "$TMP/$go.out")" "$(chain_block $N syscall.rawSyscallNoError \
@@ -142,7 +142,7 @@ for go in go_names_stripped go_names_pie; do
 done
 run_traced go_names "$W/go_names" $N -- count -U -p @PID@ t:syscalls:sys_enter_getppid
 expect_eq go_names "$(cat "$TMP/go_names.out")" "$(chain_block $N syscall.rawSyscallNoError.abi0 \
-	main.work main.main runtime.main runtime.goexit.abi0)"
+	"main.step (inlined)" main.work main.main runtime.main runtime.goexit.abi0)"
 
 # 6. A Fedora-style stripped PIE: md_leaf from .dynsym, the static md_inner and
 #    md_outer (and main) only from the MiniDebugInfo in .gnu_debugdata.

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // go_names N [GO_FIFO]: a Go program with a known chain, N times:
-// main.main -> main.work -> main.leaf (one getppid). Built three ways by
-// tests/workloads/names.mk: with .symtab, stripped (-ldflags=-s), and a
-// stripped PIE; tests/unit/test_gopclntab.c names the stripped ones from
-// .gopclntab and checks them against the unstripped build's symbols.
+// main.main -> main.work -> main.step (inlined) -> main.leaf (one getppid).
+// Built three ways by tests/workloads/names.mk: with .symtab, stripped
+// (-ldflags=-s), and a stripped PIE; tests/unit/test_gopclntab.c names the
+// stripped ones from .gopclntab and checks them against the unstripped build's
+// symbols.
 package main
 
 import (
@@ -21,10 +22,17 @@ func leaf(i int) {
 	sink += syscall.Getppid() + i
 }
 
+// step is small enough for Go to inline into work: the DWARF of the build with
+// symbols has it as an inlined subroutine at the call of leaf, where a walk by
+// frame pointers (Go's .debug_frame is not used) returns.
+func step(i int) {
+	leaf(i)
+}
+
 //go:noinline
 func work(n int) {
 	for i := 0; i < n; i++ {
-		leaf(i)
+		step(i)
 	}
 }
 
