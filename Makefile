@@ -32,18 +32,19 @@ endif
 # of test_bad_input.sh), strace, util-linux's unshare and setpriv and mount's
 # mount (tests/fresh-ns.sh, test_fresh_machine.sh); the output tests golang-go
 # (go tool pprof), babeltrace2, chromium and nodejs; the layout tests lld and
-# mold (binaries linked each way).
+# mold (binaries linked each way); the name tests g++, xz-utils (MiniDebugInfo),
+# dwz and elfutils (test_dwarf_inline checks against eu-addr2line).
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg \
 	    golang-go babeltrace2 chromium nodejs python3 bpftrace strace util-linux mount \
-	    lld mold
+	    lld mold libiberty-dev liblzma-dev g++ elfutils xz-utils dwz
 # Packages `make bench-deps` adds: the peer tools we measure against.
-BENCH_PKGS := bpfcc-tools linux-perf linux-headers-amd64 bc
+BENCH_PKGS := bpfcc-tools linux-perf linux-headers-amd64 bc python3.11-dbg
 
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
 ST_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -I$(O) $(CFLAGS)
-LDLIBS  := -lbpf -lelf -ldw -lz -lpthread -lstdc++
+LDLIBS  := -lbpf -lelf -ldw -lz -llzma -liberty -lpthread
 ifneq ($(SAN),)
 ST_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
 LDFLAGS   += -fsanitize=$(SAN)
@@ -192,7 +193,14 @@ $(O)/fuzz/%: fuzz/%.c $(O)/fuzz/libstacktap-san.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(O)/fuzz/libstacktap-san.a $(LDLIBS) -o $@
 
-tests: $(O)/stacktap $(UNITS) $(HELPERS) workloads $(FUZZERS) bpf-headers
+# Bench helpers built from lib/ (bench/st_*.c), e.g. st-symbolize.
+BENCH_TOOLS := $(patsubst bench/st_%.c,$(O)/bench/st-%,$(wildcard bench/st_*.c))
+$(O)/bench/st-%: bench/st_%.c $(O)/libstacktap.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ST_CFLAGS) $(LDFLAGS) $< $(O)/libstacktap.a $(LDLIBS) -o $@
+
+tests: $(O)/stacktap $(UNITS) $(HELPERS) workloads $(FUZZERS) $(BENCH_TOOLS) bpf-headers
 
 check: need-deps
 	$(Q)$(MAKE) --no-print-directory tests
@@ -202,7 +210,7 @@ demo: need-deps
 	$(Q)$(MAKE) --no-print-directory $(O)/stacktap workloads
 	$(Q)tests/demo.sh $(O)
 
-bench: $(O)/stacktap workloads
+bench: $(O)/stacktap workloads $(BENCH_TOOLS)
 	$(Q)bench/run.sh $(O)
 
 clean:

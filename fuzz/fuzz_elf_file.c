@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libFuzzer harness for lib/elf/elf_file: the input as an ELF file in a memfd. */
+/*
+ * libFuzzer harness for lib/elf/elf_file: the input as an ELF file in a memfd,
+ * with the name sources the symbolizer builds on it (lib/sym/sources.c):
+ * MiniDebugInfo merged into its symbols, its dwz link, its DWARF indexed and
+ * looked up, its Go table.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/sym/demangle.h"
 #include "lib/elf/elf_file.h"
+#include "lib/sym/demangle.h"
+#include "lib/sym/dwarf_inline.h"
+#include "lib/sym/gopclntab.h"
+#include "lib/sym/sources.h"
 
 static volatile uint8_t sink;
 
@@ -41,6 +49,31 @@ static void exercise(struct elf_file *ef, size_t size)
 	}
 }
 
+/* What the symbolizer asks of a file beyond its symbols, at the same probe addresses. */
+static void exercise_sources(struct elf_file *ef, size_t size)
+{
+	uint64_t probe[] = { 0, 0x40, 0x1000, 0x1130, 0x401000, size / 2, size - 1, UINT64_MAX };
+	struct dwarf_frame fr[DWARF_INLINE_MAX_FRAMES];
+	const struct gopclntab *go;
+	struct dwarf_inline *di;
+	size_t i, n, k;
+	Elf *alt;
+
+	(void)elf_file__has_symtab(ef);
+	if (elf_file__dwarf_alt(ef, &alt) == 0 && alt && elf_kind(alt) != ELF_K_ELF)
+		abort();
+	di = sources__dwarf(ef);
+	go = sources__go(ef);
+	for (i = 0; i < sizeof(probe) / sizeof(probe[0]); i++) {
+		n = di ? dwarf_inline__lookup(di, probe[i], fr, DWARF_INLINE_MAX_FRAMES) : 0;
+		for (k = 0; k < n; k++)
+			sink ^= (uint8_t)((fr[k].func ? fr[k].func[0] : 0) ^
+					  (fr[k].file ? fr[k].file[0] : 0));
+		if (go && gopclntab__find(go, probe[i]))
+			sink ^= (uint8_t)gopclntab__find(go, probe[i])->name[0];
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct elf_file *ef;
@@ -54,6 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ef)
 		return 0;
 	exercise(ef, size ? size : 1);
+	exercise_sources(ef, size ? size : 1);
 	elf_file__free(ef);
 	return 0;
 }

@@ -148,3 +148,54 @@ int debug_file__open(Elf *elf, const char *name, const uint8_t *id, size_t id_le
 	free(c);
 	return fd;
 }
+
+/* .gnu_debugaltlink: the dwz file's name, NUL, then its build ID. Return: the name, or NULL. */
+static const char *altlink(Elf *elf, uint8_t *id, size_t *id_len)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_section_by_name(elf, ".gnu_debugaltlink", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	const char *name;
+	size_t len;
+
+	if (!d || !d->d_buf || !d->d_size)
+		return NULL;
+	name = d->d_buf;
+	len = strnlen(name, d->d_size);
+	if (!len || len == d->d_size)
+		return NULL;
+	*id_len = d->d_size - len - 1;
+	if (*id_len > DEBUG_ALT_ID_MAX)
+		*id_len = 0; /* not a build ID we know: the file is found by name, unchecked */
+	memcpy(id, name + len + 1, *id_len);
+	return name;
+}
+
+int debug_file__open_alt(Elf *dbg, const char *dbg_path, uint8_t *id, size_t *id_len,
+			 char **path)
+{
+	struct candidates *c;
+	enum safe_open_why why;
+	const char *name;
+	int i, fd = -ENOENT;
+
+	*path = NULL;
+	*id_len = 0;
+	name = altlink(dbg, id, id_len);
+	if (!name)
+		return -ENODATA;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	cand__by_id(c, id, *id_len);
+	if (name[0] == '/')
+		cand__add(c, !strncmp(name, DEBUG_ROOT "/", sizeof(DEBUG_ROOT)), name, "", "", "");
+	else
+		cand__by_link(c, dbg_path, name);
+	for (i = 0; i < c->n && fd < 0; i++)
+		fd = safe_open(AT_FDCWD, c->path[i], c->trusted[i] ? SAFE_OPEN_FOLLOW : 0, NULL,
+			       &why);
+	*path = strdup(fd >= 0 ? c->path[i - 1] : name);
+	free(c);
+	return fd >= 0 ? fd : -ENOENT;
+}

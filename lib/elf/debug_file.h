@@ -39,4 +39,24 @@ typedef bool (*debug_file_accept)(int fd, void *ctx);
 int debug_file__open(Elf *elf, const char *name, const uint8_t *id, size_t id_len,
 		     const struct stat *self, debug_file_accept accept, void *ctx, char **path);
 
+/* Longest build ID a .gnu_debugaltlink may carry (SHA-1 is 20 bytes). */
+#define DEBUG_ALT_ID_MAX 20
+
+/**
+ * debug_file__open_alt() - open the dwz file the DWARF of @dbg shares
+ * (its .gnu_debugaltlink), as libdw would but through safe_open(): by
+ * build ID under /usr/lib/debug/.build-id/, then by the name it gives
+ * (relative to @dbg_path's directory when not absolute).
+ * @id: receives the build ID the link names (DEBUG_ALT_ID_MAX bytes of room)
+ * @id_len: receives its length (0: none given; the file is not checked)
+ * @path: receives the path opened, or the name looked for (malloc'ed; the
+ *        caller frees it; may be NULL when out of memory)
+ *
+ * The caller checks the file's build ID against @id.
+ * Return: an fd; -ENODATA when @dbg has no .gnu_debugaltlink; -ENOENT when
+ * none was found; -ENOMEM.
+ */
+int debug_file__open_alt(Elf *dbg, const char *dbg_path, uint8_t *id, size_t *id_len,
+			 char **path);
+
 #endif

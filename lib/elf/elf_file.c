@@ -12,6 +12,7 @@
 
 #include "lib/elf/debug_file.h"
 #include "lib/elf/elf_file.h"
+#include "lib/elf/minidebug.h"
 #include "lib/elf/symtab.h"
 #include "lib/util/elf_section.h"
 #include "lib/util/log.h"
@@ -38,12 +39,16 @@ struct elf_file {
 	size_t nsegs;
 	struct elf_symtab *syms; /* NULL until first use */
 	bool syms_tried;
+	bool has_symtab;     /* a .symtab was found: here, in the debug file or MiniDebugInfo */
+	struct minidebug *mini; /* .gnu_debugdata, when its .symtab named the functions */
 	void *image;         /* the file read into memory when it is not mapped (see elf_file__begin) */
 	int debug_fd;        /* the separate debug file, or -1 */
 	Elf *debug_elf;
 	void *debug_image;
 	char *debug_path;
 	bool debug_tried;
+	struct elf_file *alt; /* the dwz file the DWARF's .gnu_debugaltlink names */
+	int alt_err;          /* 0 until looked for; then 1 found or none needed, or -errno */
 	struct elf_part_slot parts[ELF_PART_MAX];
 };
 
@@ -496,14 +501,34 @@ Elf *elf_file__dwarf_elf(struct elf_file *ef)
 }
 
 /*
+ * Fedora-style stripped files keep the names of their static functions in
+ * MiniDebugInfo, a small ELF with a .symtab (same link-time addresses):
+ * merged with .dynsym. Return: whether it named anything.
+ */
+static bool elf_file__add_minidebug(struct elf_file *ef)
+{
+	bool symtab = false;
+
+	ef->mini = minidebug__open(ef->elf, ef->name);
+	if (!ef->mini)
+		return false;
+	if (elf_symtab__add(ef->syms, minidebug__elf(ef->mini), false, &symtab) || !symtab) {
+		/* Names may already point into it: it lives as long as the file either way. */
+		return false;
+	}
+	return true;
+}
+
+/*
  * A stripped file (Debian's libc) keeps only .dynsym: its local functions,
- * such as __libc_start_call_main, are named only in the separate debug file.
- * Its .symtab uses the same addresses as the file itself. A debug file that
- * is missing or broken just means fewer names.
+ * such as __libc_start_call_main, are named only in the separate debug file,
+ * or (Fedora and kin) in MiniDebugInfo. Their .symtab uses the same
+ * addresses as the file itself. A debug file that is missing or broken just
+ * means fewer names.
  */
 static void elf_file__load_syms(struct elf_file *ef)
 {
-	bool symtab = false, dbg_symtab = false;
+	bool symtab = false, dbg_symtab = false, mini_symtab = false;
 	Elf *dbg;
 
 	ef->syms_tried = true;
@@ -512,10 +537,13 @@ static void elf_file__load_syms(struct elf_file *ef)
 		goto err_free;
 	if (!symtab && (dbg = elf_file__debug_elf(ef, NULL)) != NULL)
 		elf_symtab__add(ef->syms, dbg, false, &dbg_symtab);
-	/* SEAM(minidebug): !symtab && !dbg_symtab: add the .symtab of .gnu_debugdata here. */
+	if (!symtab && !dbg_symtab)
+		mini_symtab = elf_file__add_minidebug(ef);
+	ef->has_symtab = symtab || dbg_symtab || mini_symtab;
 	if (!elf_symtab__finish(ef->syms)) {
 		st_info("elf: %s: %zu symbols%s", ef->name, elf_symtab__len(ef->syms),
-			!symtab && dbg_symtab ? " (from its debug file)" : "");
+			!symtab && dbg_symtab ? " (from its debug file)" :
+			mini_symtab ? " (with MiniDebugInfo)" : "");
 		return;
 	}
 err_free:
@@ -542,6 +570,54 @@ size_t elf_file__nr_syms(struct elf_file *ef)
 	if (!ef->syms_tried)
 		elf_file__load_syms(ef);
 	return ef->syms ? elf_symtab__len(ef->syms) : 0;
+}
+
+bool elf_file__has_symtab(struct elf_file *ef)
+{
+	if (!ef->syms_tried)
+		elf_file__load_syms(ef);
+	return ef->has_symtab;
+}
+
+/* The dwz file of the DWARF, found and checked by lib/elf/debug_file.c. */
+static void elf_file__find_alt(struct elf_file *ef)
+{
+	uint8_t want[ELF_BUILD_ID_MAX];
+	const uint8_t *id;
+	const char *dpath = NULL;
+	Elf *dwarf_elf = elf_file__debug_elf(ef, &dpath);
+	size_t want_len = 0;
+	char *path = NULL;
+	int fd;
+
+	if (!dwarf_elf)
+		dwarf_elf = ef->elf;
+	fd = debug_file__open_alt(dwarf_elf, dpath ? dpath : ef->name, want, &want_len, &path);
+	if (fd == -ENODATA) {
+		ef->alt_err = 1; /* no .gnu_debugaltlink: nothing to find */
+		return;
+	}
+	if (fd >= 0) {
+		ef->alt = elf_file__open_fd(fd, path, ELF_OPEN_QUIET);
+		close(fd);
+	}
+	if (ef->alt && (elf_file__build_id(ef->alt, &id) != want_len || memcmp(id, want, want_len))) {
+		elf_file__free(ef->alt);
+		ef->alt = NULL;
+	}
+	ef->alt_err = ef->alt ? 1 : -ENOENT;
+	if (!ef->alt)
+		st_info("elf: %s: the dwz file its DWARF names (%s) was not found or does not match",
+			ef->name, path ? path : "?");
+	free(path);
+}
+
+int elf_file__dwarf_alt(struct elf_file *ef, Elf **alt)
+{
+	if (!ef->alt_err)
+		elf_file__find_alt(ef);
+	*alt = ef->alt ? ef->alt->elf : NULL;
+	return ef->alt_err < 0 ? ef->alt_err : 0;
 }
 
 void *elf_file__part(const struct elf_file *ef, enum elf_part which)
@@ -573,6 +649,8 @@ void elf_file__free(struct elf_file *ef)
 		if (ef->parts[i].part && ef->parts[i].release)
 			ef->parts[i].release(ef->parts[i].part);
 	elf_symtab__free(ef->syms);
+	minidebug__free(ef->mini);
+	elf_file__free(ef->alt);
 	if (ef->elf)
 		elf_end(ef->elf);
 	if (ef->fd >= 0)

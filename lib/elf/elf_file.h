@@ -13,16 +13,16 @@
  *
  * Name sources plug in per file, in this order (docs/frames.md; the modules
  * are i9names's, docs/names.md):
- *   1. elf_file__find_sym(): .symtab + .dynsym, else the debug file's .symtab;
- *      SEAM(minidebug): else .dynsym merged with the .symtab of
- *      lib/elf/minidebug.h (minidebug__open(elf_file__elf(ef), name)), in
- *      elf_file__load_syms();
- *   2. SEAM(go): lib/sym/gopclntab.h for a file without function symbols
- *      (gopclntab__from_elf(elf_file__elf(ef)), kept as ELF_PART_GOPCLNTAB);
- *   3. SEAM(inline): lib/sym/dwarf_inline.h on the Dwarf of
- *      elf_file__dwarf_elf() (kept as ELF_PART_DWARF), one batch per run of
- *      sorted offsets of this file.
- * lib/sym/symbolizer.c calls them, grouped by file and sorted by offset.
+ *   1. elf_file__find_sym(): .symtab + .dynsym, else the debug file's .symtab,
+ *      else .dynsym merged with the .symtab of MiniDebugInfo
+ *      (lib/elf/minidebug.h: .gnu_debugdata), in elf_file__load_syms();
+ *   2. lib/sym/gopclntab.h for a Go file without .symtab
+ *      (elf_file__has_symtab(); kept as ELF_PART_GOPCLNTAB);
+ *   3. lib/sym/dwarf_inline.h on the Dwarf of elf_file__dwarf_elf(), with
+ *      its dwz file elf_file__dwarf_alt() (kept as ELF_PART_DWARF), one batch
+ *      per run of sorted offsets of this file.
+ * lib/sym/sources.c builds 2 and 3; lib/sym/symbolizer.c calls them all,
+ * grouped by file and sorted by offset.
  *
  * The content is hostile: every length is checked against the file, and a
  * file an unprivileged user could change is read with pread, not mmap, so
@@ -53,8 +53,8 @@ struct elf_seg {
 /* Parts other layers build from a file; the file frees them with itself. */
 enum elf_part {
 	ELF_PART_UNWIND,    /* struct unwind_table (lib/unwind/table.c) */
-	ELF_PART_DWARF,     /* SEAM(inline): the file's DWARF reader (lib/sym/dwarf_inline.h) */
-	ELF_PART_GOPCLNTAB, /* SEAM(go): its Go function table (lib/sym/gopclntab.h) */
+	ELF_PART_DWARF,     /* the file's DWARF reader (lib/sym/sources.c) */
+	ELF_PART_GOPCLNTAB, /* its Go function table (lib/sym/sources.c) */
 	ELF_PART_MAX,
 };
 
@@ -147,11 +147,24 @@ Elf *elf_file__debug_elf_with(struct elf_file *ef, const char *section, const ch
 
 /**
  * elf_file__dwarf_elf() - where DWARF for this file lives: the debug file
- * when there is one, else the file itself. SEAM(inline): libdw opens it.
+ * when there is one, else the file itself (libdw reads it: lib/sym/sources.c).
  *
  * Return: a libelf handle owned by the model.
  */
 Elf *elf_file__dwarf_elf(struct elf_file *ef);
+
+/**
+ * elf_file__dwarf_alt() - the dwz file (.gnu_debugaltlink) of the DWARF of
+ * elf_file__dwarf_elf(), found on first call as the debug file is (build ID
+ * under /usr/lib/debug/.build-id/, then the path it names, through
+ * lib/util/safe_open.h) and checked to have the build ID the link names.
+ * libdw would otherwise open that path itself, with a plain open().
+ * @alt: receives its libelf handle (owned by the model), or NULL
+ *
+ * Return: 0 (*alt NULL: the DWARF needs none), or -ENOENT when the DWARF
+ * names one that was not found: do not read that DWARF.
+ */
+int elf_file__dwarf_alt(struct elf_file *ef, Elf **alt);
 
 /**
  * elf_file__find_sym() - the function symbol containing @vaddr; the symbol
@@ -166,6 +179,15 @@ const struct elf_sym *elf_file__sym_by_name(struct elf_file *ef, const char *nam
 
 /** elf_file__nr_syms() - Return: the number of function symbols after merging. */
 size_t elf_file__nr_syms(struct elf_file *ef);
+
+/**
+ * elf_file__has_symtab() - whether a full symbol table (.symtab) named the
+ * functions: the file's own, its debug file's or MiniDebugInfo's, not
+ * only .dynsym.
+ *
+ * Return: true when one did.
+ */
+bool elf_file__has_symtab(struct elf_file *ef);
 
 /** elf_file__part() - Return: a part set with elf_file__set_part(), or NULL. */
 void *elf_file__part(const struct elf_file *ef, enum elf_part which);

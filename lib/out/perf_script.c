@@ -28,7 +28,7 @@ static void perf_script__frame(FILE *f, const struct report_stack *s, size_t i)
 
 	fprintf(f, "\t%16llx ", (unsigned long long)addr);
 	if (fr->flags & REPORT_FRAME_HAS_SYM)
-		fprintf(f, "%s+%#llx", fr->name, (unsigned long long)fr->sym_off);
+		fprintf(f, "%s+0x%llx", fr->name, (unsigned long long)fr->sym_off);
 	else if (fr->kind == REPORT_FRAME_KERNEL || fr->kind == REPORT_FRAME_USER)
 		fputs("[unknown]", f);
 	else

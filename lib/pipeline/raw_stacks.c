@@ -155,6 +155,7 @@ int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct rep
 
 	if (n && !v)
 		return -ENOMEM;
+	symbolizer__refresh(sym); /* what JITs wrote since their processes were seen */
 	for (i = 0; i < n && !err; i += RAW_BATCH)
 		err = raw__report_batch(rs, sym, v, i, n - i < RAW_BATCH ? n - i : RAW_BATCH, r);
 	free(v);

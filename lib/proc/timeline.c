@@ -5,26 +5,7 @@
 #include <string.h>
 
 #include "lib/proc/timeline.h"
-
-static int tl__reserve(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 16;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / size)
-			return -ENOMEM;
-		c *= 2;
-	}
-	nv = realloc(*v, c * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = c;
-	return 0;
-}
+#include "lib/util/grow.h"
 
 /* Records that anything changed at @t (the epochs of timeline__epoch()). */
 static int tl__mark(struct timeline *tl, uint64_t t)
@@ -44,7 +25,7 @@ static int tl__mark(struct timeline *tl, uint64_t t)
 		if (lo < tl->nmarks && tl->marks[lo] == t)
 			return 0;
 	}
-	if (tl__reserve((void **)&tl->marks, &tl->cap_marks, tl->nmarks + 1, sizeof(*tl->marks)))
+	if (array_reserve((void **)&tl->marks, &tl->cap_marks, tl->nmarks + 1, sizeof(*tl->marks)))
 		return -ENOMEM;
 	memmove(&tl->marks[lo + 1], &tl->marks[lo], (tl->nmarks - lo) * sizeof(*tl->marks));
 	tl->marks[lo] = t;
@@ -71,7 +52,7 @@ static int tl__insert(struct timeline *tl, const struct tl_map *m)
 {
 	size_t at;
 
-	if (tl__reserve((void **)&tl->v, &tl->cap, tl->n + 1, sizeof(*tl->v)))
+	if (array_reserve((void **)&tl->v, &tl->cap, tl->n + 1, sizeof(*tl->v)))
 		return -ENOMEM;
 	at = tl__after(tl, m->start);
 	memmove(&tl->v[at + 1], &tl->v[at], (tl->n - at) * sizeof(*tl->v));
@@ -148,7 +129,7 @@ static int tl__clip(struct timeline *tl, uint64_t start, uint64_t end, uint64_t 
 			m->from = t; /* seen after t: it was mapped after t, not unmapped */
 			continue;
 		}
-		if (tl__reserve((void **)&rest, &cap, nrest + 2, sizeof(*rest))) {
+		if (array_reserve((void **)&rest, &cap, nrest + 2, sizeof(*rest))) {
 			err = -ENOMEM;
 			break;
 		}

@@ -9,6 +9,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "lib/report/report.h"
 #include "lib/session/cli.h"
 #include "lib/session/session.h"
 #include "lib/unwind/bpf_tables.h"
@@ -26,6 +27,8 @@ enum {
 	OPT_UNWIND_CHECK,
 	OPT_USER_STACKS,
 	OPT_FORMAT,
+	OPT_NO_DEMANGLE,
+	OPT_LINES,
 };
 
 /*
@@ -75,7 +78,10 @@ static const struct argp_option common_options[] = {
 	  "two walks differ (a self-test of the BPF walker)", 2 },
 	{ NULL, 0, NULL, 0, "Run:", 3 },
 	{ "duration", 'D', "SECONDS", 0, "Stop after this long (fractions allowed)", 3 },
-	{ "verbose", 'v', NULL, 0, "Show addresses beside symbol names", 3 },
+	{ "verbose", 'v', NULL, 0, "Show addresses beside symbol names, and source lines", 3 },
+	{ "lines", OPT_LINES, NULL, 0, "Show each frame's source file and line (from DWARF)", 3 },
+	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0, "Show C++ and Rust names mangled, as the "
+	  "symbol tables have them", 3 },
 	{ "output", 'o', "FILE", 0, "Write results to FILE instead of stdout (a directory for "
 	  "--format ctf)", 3 },
 	{ "format", OPT_FORMAT, "FORMAT", 0, "Output format: text (the default), folded, pprof, "
@@ -206,7 +212,9 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		if (parse_seconds(arg, &o->duration_ns) || !o->duration_ns)
 			argp_failure(state, 2, 0, "duration '%s': want a positive number of seconds", arg);
 		break;
-	case 'v': o->addrs = true; break;
+	case 'v': o->addrs = o->lines = true; break;
+	case OPT_LINES: o->lines = true; break;
+	case OPT_NO_DEMANGLE: o->no_demangle = true; break;
 	case 'o': o->output = arg; break;
 	case OPT_FORMAT: o->format_name = arg; break;
 	case OPT_RINGBUF:
@@ -324,6 +332,11 @@ void st_common_opts__config(const struct st_common_opts *o, struct st_config *cf
 	else if (o->unwind != ST_UNWIND_FP)
 		cfg->copy_fallback = o->copy_kb * 1024;
 	cfg->user_mode = cli__user_mode(o);
+}
+
+unsigned st_common_opts__report_flags(const struct st_common_opts *o)
+{
+	return (o->addrs ? REPORT_ADDRS : 0) | (o->lines ? REPORT_LINES : 0);
 }
 
 FILE *st_common_opts__open_output(const struct st_common_opts *o)

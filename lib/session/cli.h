@@ -14,7 +14,9 @@
 struct st_common_opts {
 	int pid, tid, cpu;      /* 0 / 0 / -1 = any */
 	bool kernel_only, user_only;
-	bool addrs;             /* -v: addresses beside names */
+	bool addrs;             /* -v: addresses beside names (and lines) */
+	bool lines;             /* --lines, -v: source file and line of each frame */
+	bool no_demangle;       /* --no-demangle: names as the symbol tables have them */
 	bool debug;             /* libbpf's own messages */
 	uint64_t duration_ns;   /* -D */
 	uint64_t ringbuf_kb;
@@ -72,6 +74,12 @@ void st_common_opts__config(const struct st_common_opts *o, struct st_config *cf
  * Return: the stream, or NULL with the reason logged.
  */
 FILE *st_common_opts__open_output(const struct st_common_opts *o);
+
+/**
+ * st_common_opts__report_flags() - Return: the REPORT_* flags these options
+ * ask of a report (addresses, lines); the command adds its own.
+ */
+unsigned st_common_opts__report_flags(const struct st_common_opts *o);
 
 /** st_libbpf_logging() - route libbpf's messages to stderr only with --debug. */
 void st_libbpf_logging(bool debug);

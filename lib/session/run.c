@@ -19,6 +19,8 @@ static int run__on_event(void *ctx, const struct st_event *ev, const uint64_t *i
 	struct st_run *r = ctx;
 
 	procs__see(r->procs, ev->pid, ev->ts);
+	if (!(ev->flags & ST_EV_KTHREAD))
+		symbolizer__see(r->sym, ev->pid); /* its perf map, while it surely lives */
 	if (r->copy) {
 		/* A walk that met unloaded code came with a stack copy: unwind it here. */
 		ev = copy_stage__process(r->copy, ev, &ips);
@@ -62,13 +64,14 @@ static void run__maps_changed(void *ctx, int pid, const struct proc_map *maps, s
 		copy_unwinder__set_maps(r->cu, pid, maps, n);
 }
 
-/* Symbols stay for late events; only the walker's table entry goes. */
+/* Symbols stay for late events; only the walker's table entry goes; the perf map is read last. */
 static void run__exited(void *ctx, int pid)
 {
 	struct st_run *r = ctx;
 
 	if (r->tables)
 		bpf_tables__remove_process(r->tables, pid);
+	symbolizer__exited(r->sym, pid);
 }
 
 /* A mapped file's unwind table: built once from its model, which the registry holds. */
@@ -142,6 +145,11 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	r->sym = symbolizer__new(r->procs);
 	if (!r->sym)
 		return -errno;
+	symbolizer__set_opts(r->sym, &(struct symbolizer_opts){ .demangle = !common->no_demangle,
+								.inlines = true,
+								.lines = common->lines });
+	if (!common->user_only)
+		symbolizer__load_kernel(r->sym);
 	if (common->unwind == ST_UNWIND_TABLE || common->unwind == ST_UNWIND_AUTO) {
 		r->tables = bpf_tables__new(obj, &src);
 		if (!r->tables)
@@ -151,8 +159,12 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	if (err)
 		return err;
 	procs__listen(r->procs, &views);
-	if (common->pid || common->tid)
-		procs__see(r->procs, common->pid ? common->pid : run__tgid(common->tid), procs_now());
+	if (common->pid || common->tid) {
+		int pid = common->pid ? common->pid : run__tgid(common->tid);
+
+		procs__see(r->procs, pid, procs_now());
+		symbolizer__see(r->sym, pid);
+	}
 	r->proc_events = proc_events__attach(obj);
 	if (!r->proc_events)
 		return -errno;

@@ -99,6 +99,39 @@ int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid,
 	return err;
 }
 
+int event_frames__add_inline(struct event_frames *ef, const struct report_frame *pool)
+{
+	size_t i, n = ef->nk + ef->nu, extra = 0, at = 0;
+	struct report_frame *v;
+	struct frame_src *src;
+
+	for (i = 0; i < n; i++)
+		extra += ef->src[i].inl_n;
+	if (!extra)
+		return 0;
+	v = calloc(n + extra + 1, sizeof(*v));
+	src = calloc(n + extra + 1, sizeof(*src));
+	if (!v || !src) {
+		free(v);
+		free(src);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		/* Inline frames stand for no code of their own: no source, no chain. */
+		memcpy(&v[at], &pool[ef->src[i].inl_first], ef->src[i].inl_n * sizeof(*v));
+		at += ef->src[i].inl_n;
+		v[at] = ef->v[i];
+		src[at] = ef->src[i];
+		src[at++].inl_n = 0;
+	}
+	free(ef->v);
+	free(ef->src);
+	ef->v = v;
+	ef->src = src;
+	ef->nu += extra; /* inline frames are user code: kernel frames have none */
+	return 0;
+}
+
 void event_frames__release(struct event_frames *ef)
 {
 	free(ef->v);

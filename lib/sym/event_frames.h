@@ -8,8 +8,9 @@
  * after its process is gone; naming comes after, in one batch over many
  * events (symbolizer__name()). Marks that stand for no code ("[user stack
  * lost: R]", and where a walk was cut or stopped) are added here too.
- * SEAM(inline): inline frames found by naming become REPORT_FRAME_INLINE
- * frames of their own above the frame they were inlined into, here.
+ * Inline frames found by naming become REPORT_FRAME_INLINE frames of their
+ * own above the frame they were inlined into, here
+ * (event_frames__add_inline()).
  */
 #ifndef ST_EVENT_FRAMES_H
 #define ST_EVENT_FRAMES_H
@@ -35,6 +36,7 @@ enum frame_src_kind {
 struct frame_src {
 	struct elf_file *file; /* FRAME_SRC_FILE: the file model; NULL when it could not be used */
 	uint8_t kind;          /* enum frame_src_kind */
+	uint32_t inl_first, inl_n; /* set by naming: its inline frames, in the namer's pool */
 };
 
 struct event_frames {
@@ -70,6 +72,14 @@ int event_frames__decode(struct event_frames *ef, struct symbolizer *sz, int pid
  */
 int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
 			const uint64_t *ips, size_t kd, size_t ud, const char *lost, unsigned ustop);
+
+/**
+ * event_frames__add_inline() - put each frame's inline frames (src[i].inl_n
+ * of them from @pool at src[i].inl_first, innermost first) above it.
+ *
+ * Return: 0 or -ENOMEM (the frames are left as they were).
+ */
+int event_frames__add_inline(struct event_frames *ef, const struct report_frame *pool);
 
 /** event_frames__release() - free the frames. */
 void event_frames__release(struct event_frames *ef);

@@ -7,17 +7,28 @@
 
 #include "lib/elf/elf_file.h"
 #include "lib/report/report.h"
-#include "lib/stack/store.h"
+#include "lib/sym/dwarf_inline.h"
 #include "lib/sym/event_frames.h"
+#include "lib/sym/gopclntab.h"
+#include "lib/sym/jit_maps.h"
 #include "lib/sym/ksyms.h"
+#include "lib/sym/name_arena.h"
+#include "lib/sym/perf_map.h"
+#include "lib/sym/sources.h"
 #include "lib/sym/symbolizer.h"
 #include "lib/util/log.h"
 
 struct symbolizer {
-	struct ksyms *ksyms; /* NULL when kallsyms is unreadable: kernel frames stay raw */
+	struct ksyms *ksyms; /* read at the first kernel frame; NULL when unreadable */
+	bool ksyms_tried;
 	struct proc_registry *procs;
-	struct stack_store *names; /* names made here ("[unknown] (libc.so.6+0x1234)"), interned */
+	struct name_arena *names; /* names made here, and demangled ones */
+	struct jit_maps *jit;
+	struct symbolizer_opts opts;
 	struct symbolizer_stats stats;
+	/* One symbolizer__name() call's inline frames, which events then take in. */
+	struct report_frame *pool;
+	size_t npool, cap;
 };
 
 /* One frame to name: where to look it up, and the frame. */
@@ -25,6 +36,20 @@ struct name_ref {
 	struct elf_file *file; /* user frames: the file model; kernel frames: NULL */
 	uint64_t key;          /* what is looked up: file offset or kernel address, see lookup_at */
 	struct report_frame *f;
+	struct frame_src *src; /* user frames: where its inline frames are noted */
+};
+
+/*
+ * What one distinct address of a file names: the real function (raw, as
+ * its source has it) with its start when known, the source line, and the
+ * frames inlined there (in the pool).
+ */
+struct addr_name {
+	uint64_t vaddr, start;
+	const char *name;
+	const char *src_file;
+	uint32_t line, inl_first, inl_n;
+	bool has_vaddr, has_start;
 };
 
 struct symbolizer *symbolizer__new(struct proc_registry *procs)
@@ -34,17 +59,38 @@ struct symbolizer *symbolizer__new(struct proc_registry *procs)
 	if (!sz)
 		return NULL;
 	sz->procs = procs;
-	sz->names = stack_store__new();
-	if (!sz->names) {
-		free(sz);
+	sz->opts = (struct symbolizer_opts){ .demangle = true, .inlines = true };
+	sz->names = name_arena__new();
+	sz->jit = jit_maps__new();
+	if (!sz->names || !sz->jit) {
+		symbolizer__free(sz);
 		errno = ENOMEM;
 		return NULL;
 	}
-	sz->ksyms = ksyms__load(NULL);
-	if (!sz->ksyms)
-		st_warn("kallsyms: cannot read /proc/kallsyms (%s): kernel frames stay addresses",
-			strerror(errno));
 	return sz;
+}
+
+/* kallsyms, read when the first kernel frame is named: user-only work never pays for it. */
+static struct ksyms *symbolizer__ksyms(struct symbolizer *sz)
+{
+	if (!sz->ksyms_tried) {
+		sz->ksyms_tried = true;
+		sz->ksyms = ksyms__load(NULL);
+		if (!sz->ksyms)
+			st_warn("kallsyms: cannot read /proc/kallsyms (%s): kernel frames stay "
+				"addresses", strerror(errno));
+	}
+	return sz->ksyms;
+}
+
+void symbolizer__load_kernel(struct symbolizer *sz)
+{
+	symbolizer__ksyms(sz);
+}
+
+void symbolizer__set_opts(struct symbolizer *sz, const struct symbolizer_opts *o)
+{
+	sz->opts = *o;
 }
 
 struct proc_registry *symbolizer__procs(const struct symbolizer *sz)
@@ -52,25 +98,45 @@ struct proc_registry *symbolizer__procs(const struct symbolizer *sz)
 	return sz->procs;
 }
 
+void symbolizer__see(struct symbolizer *sz, int pid)
+{
+	jit_maps__see(sz->jit, pid);
+}
+
+void symbolizer__exited(struct symbolizer *sz, int pid)
+{
+	jit_maps__exited(sz->jit, pid);
+}
+
+int symbolizer__set_perf_map(struct symbolizer *sz, int pid, const char *text, size_t len)
+{
+	struct perf_map *pm = perf_map__parse(text, len);
+
+	return pm ? jit_maps__set(sz->jit, pid, pm) : -ENOMEM;
+}
+
+void symbolizer__refresh(struct symbolizer *sz)
+{
+	jit_maps__refresh(sz->jit);
+}
+
 /*
  * A return address points after the call; when the call is a function's
  * last instruction (a noreturn callee) it already belongs to the next
  * function, or to no function at all. Looking up @at - 1 names the caller
  * correctly. This is the one place the rule is applied, for kernel
- * addresses and user file offsets alike; a frame's own addr, file_off and
- * sym_off stay those of the return address.
+ * addresses, user file offsets and JIT addresses alike; a frame's own addr,
+ * file_off and sym_off stay those of the return address.
  */
 static uint64_t lookup_at(const struct report_frame *f, uint64_t at)
 {
 	return (f->flags & REPORT_FRAME_RETURN) && at ? at - 1 : at;
 }
 
-/* Return: the symbolizer's copy of @s (NULL when out of memory). */
-static const char *symbolizer__intern(struct symbolizer *sz, const char *s)
+/* What a person reads for @raw (a name that lives as long as the symbolizer). */
+static const char *symbolizer__shown(struct symbolizer *sz, const char *raw)
 {
-	struct stack_entry *e = stack_store__add(sz->names, s, strlen(s) + 1, 0);
-
-	return e ? (const char *)e->key : NULL;
+	return sz->opts.demangle ? name_arena__demangled(sz->names, raw) : raw;
 }
 
 static const char *base_name(const char *path)
@@ -88,24 +154,32 @@ static int name__file_offset(struct symbolizer *sz, struct report_frame *f)
 	snprintf(buf, sizeof(buf), "[unknown] (%s+%#llx)", f->module ? base_name(f->module) : "?",
 		 (unsigned long long)f->file_off);
 	sz->stats.user_no_sym++;
-	f->name = symbolizer__intern(sz, buf);
+	f->name = name_arena__intern(sz->names, buf);
 	return f->name ? 0 : -ENOMEM;
 }
 
 /*
- * Code outside any file: one name for all of it, as perf's "[anon]", so
- * stacks through JIT code merge. SEAM(jit): the perf map of @pid
- * (lib/sym/perf_map.h: perf_map__find(map, f->addr), run-time addresses)
- * names such frames before this fallback.
+ * Code outside any file: named by the perf map of its process (run-time
+ * addresses), else one name for all of it, as perf's "[anon]", so stacks
+ * through unnamed JIT code merge.
  */
 static int name__anon(struct symbolizer *sz, int pid, struct report_frame *f)
 {
+	const struct perf_map_sym *s = jit_maps__find(sz->jit, pid, lookup_at(f, f->addr));
+	const char *raw;
 	char buf[128];
 
-	(void)pid;
+	if (s) {
+		raw = name_arena__intern(sz->names, s->name); /* the map may be re-read */
+		f->name = raw ? symbolizer__shown(sz, raw) : NULL;
+		f->sym_off = f->addr - s->start;
+		f->flags |= REPORT_FRAME_HAS_SYM;
+		sz->stats.jit_named++;
+		return f->name ? 0 : -ENOMEM;
+	}
 	snprintf(buf, sizeof(buf), "[unknown] (%s)", f->module ? f->module : "[anon]");
 	sz->stats.user_no_sym++;
-	f->name = symbolizer__intern(sz, buf);
+	f->name = name_arena__intern(sz->names, buf);
 	return f->name ? 0 : -ENOMEM;
 }
 
@@ -114,13 +188,13 @@ static int name__collect_user(struct symbolizer *sz, const struct event_frames *
 			      struct name_ref *refs, size_t *n)
 {
 	struct report_frame *f = &ef->v[i];
-	const struct frame_src *src = &ef->src[i];
+	struct frame_src *src = &ef->src[i];
 
 	switch (src->kind) {
 	case FRAME_SRC_FILE:
 		if (!src->file)
 			return name__file_offset(sz, f);
-		refs[(*n)++] = (struct name_ref){ src->file, lookup_at(f, f->file_off), f };
+		refs[(*n)++] = (struct name_ref){ src->file, lookup_at(f, f->file_off), f, src };
 		return 0;
 	case FRAME_SRC_ANON:
 		return name__anon(sz, ef->pid, f);
@@ -144,40 +218,199 @@ static int name_ref__cmp(const void *pa, const void *pb)
 	return 0;
 }
 
+/* The function at @an->vaddr: .gopclntab for Go files without .symtab, else the symbols. */
+static void name__function(struct elf_file *file, struct addr_name *an)
+{
+	const struct gopclntab *go = sources__go(file);
+	const struct go_func *g = go ? gopclntab__find(go, an->vaddr) : NULL;
+	const struct elf_sym *s;
+
+	if (g) {
+		an->name = g->name;
+		an->start = g->entry;
+		an->has_start = true;
+		return;
+	}
+	s = elf_file__find_sym(file, an->vaddr);
+	if (s) {
+		an->name = s->name;
+		an->start = s->addr;
+		an->has_start = true;
+	}
+}
+
+/* A source path as eu-addr2line shows it: a relative one joined to its unit's directory. */
+static const char *name__src_path(struct symbolizer *sz, const struct dwarf_frame *fr)
+{
+	char buf[4096];
+
+	if (!fr->file)
+		return NULL;
+	if (fr->file[0] == '/' || !fr->comp_dir)
+		return name_arena__intern(sz->names, fr->file);
+	snprintf(buf, sizeof(buf), "%s/%s", fr->comp_dir, fr->file);
+	return name_arena__intern(sz->names, buf);
+}
+
+static int pool__push(struct symbolizer *sz, const struct report_frame *f)
+{
+	struct report_frame *v;
+	size_t cap;
+
+	if (sz->npool == sz->cap) {
+		cap = sz->cap ? sz->cap * 2 : 256;
+		if (cap > UINT32_MAX || cap > SIZE_MAX / sizeof(*v))
+			return -ENOMEM;
+		v = realloc(sz->pool, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		sz->pool = v;
+		sz->cap = cap;
+	}
+	sz->pool[sz->npool++] = *f;
+	return 0;
+}
+
+/* The DWARF step of one file's batch: dwarf_inline__batch() hands each address here. */
+struct dwarf_step {
+	struct symbolizer *sz;
+	struct addr_name *an;
+	const uint32_t *which; /* the batch's address i is an[which[i]] */
+};
+
+static int name__dwarf_cb(void *ctx, size_t idx, const struct dwarf_frame *fr, size_t n)
+{
+	struct dwarf_step *st = ctx;
+	struct symbolizer *sz = st->sz;
+	struct addr_name *an = &st->an[st->which[idx]];
+	struct report_frame in;
+	size_t k;
+
+	if (!n)
+		return 0;
+	if (!an->name)
+		an->name = fr[n - 1].func; /* no symbol: DWARF's name of the real function */
+	if (sz->opts.lines) {
+		an->src_file = name__src_path(sz, &fr[n - 1]);
+		an->line = fr[n - 1].line;
+	}
+	if (!sz->opts.inlines)
+		return 0;
+	an->inl_first = (uint32_t)sz->npool;
+	for (k = 0; k + 1 < n; k++) {
+		if (!fr[k].func)
+			continue; /* an inlined body DWARF does not name: nothing to show */
+		in = (struct report_frame){ .name = symbolizer__shown(sz, fr[k].func),
+					    .kind = REPORT_FRAME_INLINE };
+		if (!in.name || pool__push(sz, &in))
+			return -ENOMEM;
+		if (sz->opts.lines) {
+			sz->pool[sz->npool - 1].src_file = name__src_path(sz, &fr[k]);
+			sz->pool[sz->npool - 1].line = fr[k].line;
+		}
+	}
+	an->inl_n = (uint32_t)(sz->npool - an->inl_first);
+	return 0;
+}
+
+/* Inline frames and lines for the @m distinct addresses of one file, in one DWARF batch. */
+static int name__dwarf_batch(struct symbolizer *sz, struct elf_file *file, struct addr_name *an,
+			     size_t m)
+{
+	struct dwarf_inline *di = sources__dwarf(file);
+	uint64_t *addrs = NULL;
+	uint32_t *which = NULL;
+	struct dwarf_step st = { sz, an, NULL };
+	size_t i, k = 0;
+	int err = 0;
+
+	if (!di)
+		return 0;
+	addrs = calloc(m, sizeof(*addrs));
+	which = calloc(m, sizeof(*which));
+	if (!addrs || !which) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < m; i++) {
+		if (!an[i].has_vaddr)
+			continue;
+		addrs[k] = an[i].vaddr;
+		which[k++] = (uint32_t)i;
+	}
+	st.which = which;
+	err = dwarf_inline__batch(di, addrs, k, name__dwarf_cb, &st);
+out:
+	free(addrs);
+	free(which);
+	return err;
+}
+
+/* The frames of one distinct address get its names. */
+static int name__apply(struct symbolizer *sz, const struct name_ref *r, const struct addr_name *an)
+{
+	struct report_frame *f = r->f;
+
+	r->src->inl_first = an->inl_first;
+	r->src->inl_n = an->inl_n;
+	sz->stats.inline_frames += an->inl_n;
+	f->src_file = an->src_file;
+	f->line = an->line;
+	if (!an->name)
+		return name__file_offset(sz, f);
+	f->name = symbolizer__shown(sz, an->name);
+	if (an->has_start) {
+		f->sym_off = an->vaddr + (f->file_off - r->key) - an->start;
+		f->flags |= REPORT_FRAME_HAS_SYM;
+	}
+	return f->name ? 0 : -ENOMEM;
+}
+
 /*
- * User frames, grouped by file and in offset order: each file's symbol
- * table is read once (on its first lookup) and walked forward. Seams, in
- * the order docs/names.md gives them:
- * SEAM(go): no symbol in a file without symbols: gopclntab__find() of the
- *   file's ELF_PART_GOPCLNTAB, at the same link-time address (vaddr).
- * SEAM(inline): per run of one file, dwarf_inline__batch() over its sorted
- *   vaddrs (ELF_PART_DWARF) gives each frame its inline chain and line.
- * SEAM(demangle): the names found here are what sym_demangle_buf() turns
- *   into what people read, once per distinct name.
+ * One file's frames, sorted by offset: each distinct offset is named once
+ * (the symbol table is walked forward), then DWARF gives the inline frames
+ * and lines of all of them in one batch, then every frame takes its names.
  */
+static int name__file_run(struct symbolizer *sz, struct name_ref *refs, size_t n)
+{
+	struct elf_file *file = refs[0].file;
+	struct addr_name *an;
+	size_t i, m = 0;
+	int err = 0;
+
+	an = calloc(n, sizeof(*an));
+	if (!an)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (i && refs[i].key == refs[i - 1].key)
+			continue;
+		an[m].has_vaddr = !elf_file__offset_to_vaddr(file, refs[i].key, &an[m].vaddr);
+		if (an[m].has_vaddr)
+			name__function(file, &an[m]);
+		m++;
+	}
+	if (sz->opts.inlines || sz->opts.lines)
+		err = name__dwarf_batch(sz, file, an, m);
+	for (i = 0, m = 0; i < n && !err; i++) {
+		if (i && refs[i].key != refs[i - 1].key)
+			m++;
+		err = name__apply(sz, &refs[i], &an[m]);
+	}
+	free(an);
+	return err;
+}
+
+/* User frames, grouped by file and in offset order: one run per file. */
 static int name__user_batch(struct symbolizer *sz, struct name_ref *refs, size_t n)
 {
-	const struct elf_sym *s = NULL;
-	uint64_t vaddr = 0;
-	size_t i;
+	size_t i, j;
 	int err = 0;
 
 	qsort(refs, n, sizeof(*refs), name_ref__cmp);
-	for (i = 0; i < n && !err; i++) {
-		struct report_frame *f = refs[i].f;
-
-		if (!i || refs[i].file != refs[i - 1].file || refs[i].key != refs[i - 1].key) {
-			s = NULL;
-			if (!elf_file__offset_to_vaddr(refs[i].file, refs[i].key, &vaddr))
-				s = elf_file__find_sym(refs[i].file, vaddr);
-		}
-		if (!s) {
-			err = name__file_offset(sz, f);
-			continue;
-		}
-		f->name = s->name;
-		f->sym_off = vaddr + (f->file_off - refs[i].key) - s->addr;
-		f->flags |= REPORT_FRAME_HAS_SYM;
+	for (i = 0; i < n && !err; i = j) {
+		for (j = i + 1; j < n && refs[j].file == refs[i].file; j++)
+			;
+		err = name__file_run(sz, refs + i, j - i);
 	}
 	return err;
 }
@@ -190,27 +423,31 @@ static int symbolizer__kernel_name(struct symbolizer *sz, struct report_frame *f
 	if (!k) {
 		sz->stats.kernel_unknown++;
 		snprintf(buf, sizeof(buf), "[unknown] %#llx", (unsigned long long)f->addr);
-		f->name = symbolizer__intern(sz, buf);
+		f->name = name_arena__intern(sz->names, buf);
 		return f->name ? 0 : -ENOMEM;
 	}
-	f->name = k->name;
+	f->name = symbolizer__shown(sz, k->name); /* Rust in the kernel is mangled too */
 	f->module = k->module;
 	f->sym_off = f->addr - k->addr;
 	f->flags |= REPORT_FRAME_HAS_SYM;
-	return 0;
+	return f->name ? 0 : -ENOMEM;
 }
 
 /* Kernel frames in address order (kallsyms is one sorted table). */
 static int name__kernel_batch(struct symbolizer *sz, struct name_ref *refs, size_t n)
 {
 	const struct ksym *k = NULL;
+	struct ksyms *ks;
 	size_t i;
 	int err = 0;
 
+	if (!n)
+		return 0;
+	ks = symbolizer__ksyms(sz);
 	qsort(refs, n, sizeof(*refs), name_ref__cmp);
 	for (i = 0; i < n && !err; i++) {
 		if (!i || refs[i].key != refs[i - 1].key)
-			k = sz->ksyms ? ksyms__find(sz->ksyms, refs[i].key) : NULL;
+			k = ks ? ksyms__find(ks, refs[i].key) : NULL;
 		err = symbolizer__kernel_name(sz, refs[i].f, k);
 	}
 	return err;
@@ -230,10 +467,11 @@ int symbolizer__name(struct symbolizer *sz, struct event_frames *efs, size_t n)
 		err = -ENOMEM;
 		goto out;
 	}
+	sz->npool = 0;
 	for (i = 0; i < n && !err; i++) {
 		for (j = 0; j < efs[i].nk; j++)
 			kernel[nk++] = (struct name_ref){ NULL, lookup_at(&efs[i].v[j], efs[i].v[j].addr),
-							  &efs[i].v[j] };
+							  &efs[i].v[j], NULL };
 		for (j = efs[i].nk; j < efs[i].nk + efs[i].nu && !err; j++)
 			err = name__collect_user(sz, &efs[i], j, user, &nu);
 	}
@@ -241,6 +479,9 @@ int symbolizer__name(struct symbolizer *sz, struct event_frames *efs, size_t n)
 		err = name__user_batch(sz, user, nu);
 	if (!err)
 		err = name__kernel_batch(sz, kernel, nk);
+	/* Last: inline frames move the frames the refs point at. */
+	for (i = 0; i < n && !err && sz->npool; i++)
+		err = event_frames__add_inline(&efs[i], sz->pool);
 out:
 	free(user);
 	free(kernel);
@@ -255,6 +496,8 @@ const struct symbolizer_stats *symbolizer__stats(const struct symbolizer *sz)
 void symbolizer__report(const struct symbolizer *sz)
 {
 	const struct symbolizer_stats *s = &sz->stats;
+	const struct name_arena_stats *ns = name_arena__stats(sz->names);
+	const struct jit_maps_stats *js = jit_maps__stats(sz->jit);
 
 	if (s->kernel_unknown)
 		fprintf(stderr, "stacktap: %llu kernel frames without a symbol\n",
@@ -265,6 +508,11 @@ void symbolizer__report(const struct symbolizer *sz)
 	if (s->user_no_sym)
 		fprintf(stderr, "stacktap: %llu user frames without a symbol\n",
 			(unsigned long long)s->user_no_sym);
+	st_info("names: %llu inline frames added, %llu JIT frames named from %llu perf map reads "
+		"(%llu refused), %llu names demangled (%llu looked mangled but were not)",
+		(unsigned long long)s->inline_frames, (unsigned long long)s->jit_named,
+		(unsigned long long)js->maps_read, (unsigned long long)js->refused,
+		(unsigned long long)ns->demangled, (unsigned long long)ns->malformed);
 }
 
 void symbolizer__free(struct symbolizer *sz)
@@ -272,6 +520,8 @@ void symbolizer__free(struct symbolizer *sz)
 	if (!sz)
 		return;
 	ksyms__free(sz->ksyms);
-	stack_store__free(sz->names);
+	name_arena__free(sz->names);
+	jit_maps__free(sz->jit);
+	free(sz->pool);
 	free(sz);
 }

@@ -7,10 +7,19 @@
  * visited once per batch, in address order. It owns the "pc - 1 for return
  * addresses" rule, and counts what it cannot name.
  *
- * A frame without a symbol is named by where it is, so the same code merges
+ * Where a user frame's name comes from, in order (docs/names.md): the perf
+ * map of its process for anonymous code (JIT); the file's symbol table
+ * (its own .symtab, its debug file's, MiniDebugInfo merged with .dynsym);
+ * .gopclntab for Go files without .symtab; DWARF's name when nothing else
+ * has one. DWARF then adds the frames inlined at that address, as frames of
+ * their own (REPORT_FRAME_INLINE) above it, and source lines; each distinct
+ * mangled name is demangled once.
+ *
+ * A frame without a name is named by where it is, so the same code merges
  * across processes and runs: "[unknown] (FILE+0xOFFSET)" with the file's
  * base name, as perf names a shared object; "[unknown] ([anon])" for
- * anonymous code (JIT), as perf does; "[unknown]" outside every mapping.
+ * anonymous code (JIT) no perf map names, as perf does; "[unknown]" outside
+ * every mapping.
  */
 #ifndef ST_SYMBOLIZER_H
 #define ST_SYMBOLIZER_H
@@ -27,6 +36,15 @@ struct symbolizer_stats {
 	uint64_t kernel_unknown; /* kernel address outside every symbol */
 	uint64_t user_no_map;    /* user address outside every mapping known at its time */
 	uint64_t user_no_sym;    /* mapped, but no symbol covers it */
+	uint64_t jit_named;      /* anonymous code named by its process's perf map */
+	uint64_t inline_frames;  /* inline frames added */
+};
+
+/* What naming adds; symbolizer__new() starts with demangling and inline frames on. */
+struct symbolizer_opts {
+	bool demangle; /* C++ and Rust names as people read them (--no-demangle: off) */
+	bool inlines;  /* frames inlined at an address, from DWARF */
+	bool lines;    /* source file and line of each frame, from DWARF (--lines, -v) */
 };
 
 /**
@@ -35,6 +53,40 @@ struct symbolizer_stats {
  * Return: the symbolizer, or NULL with errno set (logged).
  */
 struct symbolizer *symbolizer__new(struct proc_registry *procs);
+
+/**
+ * symbolizer__load_kernel() - read kallsyms now, not at the first kernel frame:
+ * for commands that capture kernel stacks, so its cost (~0.3 s) is paid at
+ * setup rather than when the report is due (or at snoop's first event).
+ */
+void symbolizer__load_kernel(struct symbolizer *sz);
+
+/** symbolizer__set_opts() - name from now on as @o says (copied). */
+void symbolizer__set_opts(struct symbolizer *sz, const struct symbolizer_opts *o);
+
+/**
+ * symbolizer__see() - an event of @pid: the first time, its perf map is
+ * read (lib/sym/jit_maps.h), while the process is surely alive.
+ */
+void symbolizer__see(struct symbolizer *sz, int pid);
+
+/** symbolizer__exited() - @pid exited: its perf map is read a last time and kept. */
+void symbolizer__exited(struct symbolizer *sz, int pid);
+
+/**
+ * symbolizer__set_perf_map() - @pid's perf map is @text (@len bytes, the
+ * lines of a /tmp/perf-PID.map a recording kept): JIT frames of @pid are
+ * named from it, and /proc is never asked about @pid's map.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int symbolizer__set_perf_map(struct symbolizer *sz, int pid, const char *text, size_t len);
+
+/**
+ * symbolizer__refresh() - re-read the perf maps that changed: before a
+ * report names what was collected (lib/pipeline/raw_stacks.c does it).
+ */
+void symbolizer__refresh(struct symbolizer *sz);
 
 /** symbolizer__procs() - Return: the registry user frames are decoded with. */
 struct proc_registry *symbolizer__procs(const struct symbolizer *sz);
@@ -50,7 +102,7 @@ int symbolizer__name(struct symbolizer *sz, struct event_frames *efs, size_t n);
 /** symbolizer__stats() - what could not be named so far. */
 const struct symbolizer_stats *symbolizer__stats(const struct symbolizer *sz);
 
-/** symbolizer__report() - one stderr line per nonzero counter. */
+/** symbolizer__report() - one stderr line per nonzero loss counter; figures with --debug. */
 void symbolizer__report(const struct symbolizer *sz);
 
 /** symbolizer__free() - NULL is fine. */

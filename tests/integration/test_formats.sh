@@ -6,6 +6,7 @@
 # and --format's usage errors.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/deferred_lib.sh"
+source "$(dirname "$0")/names_lib.sh"
 export HOME="$TMP" GOCACHE="$TMP/gocache" TZ=UTC
 JS="$ROOT/tests/js"
 
@@ -73,8 +74,27 @@ run_wl off "$W/offcpu_fp" sleep 100 5 -- offcpu -U --format pprof -o "$TMP/off.p
 go tool pprof -raw -symbolize=none "$TMP/off.pb.gz" > "$TMP/off.raw" 2>&1
 expect_eq pprof-offcpu-types "$(grep -A1 '^Samples:' "$TMP/off.raw" | tail -1 | tr -s ' ')" \
 	"blocks/count offcpu/nanoseconds[dflt]"
-nap=$(pprof_traces "$TMP/off.pb.gz" | sum_traces ' nap s3 s2 s1 main __libc_start_call_main __libc_start_main _start$')
+nap=$(pprof_traces "$TMP/off.pb.gz" |
+	sum_traces ' now_ns nap s3 s2 s1 run_sleep main __libc_start_call_main __libc_start_main _start$')
 within pprof-offcpu-nap-time "$nap" "$(wl_value off slept_ns)" 5
+
+# 3b. pprof with inline frames (the -O2 -g workload, --lines): in_b2 and in_b,
+#    inlined into in_a, are lines of in_a's location, innermost first, each with
+#    the file:line of its call; the mapping says it has inline frames. -traces
+#    prints them "(inline)".
+I=$ROOT/tests/workloads/inline.c
+run_traced ppinl "$W/inline" $N -- count -U --lines --format pprof -o "$TMP/inl.pb.gz" -p @PID@ \
+	"u:$W/inline:in_leaf"
+expect_eq pprof-inline-traces "$(go tool pprof -traces -symbolize=none "$TMP/inl.pb.gz" 2>&1 |
+	awk '/^-+\+/ {n++} n == 1 && !/^-/ && !/comm:/ {sub(/^ *[0-9]+ +/, ""); sub(/^ +/, ""); print}' |
+	paste -sd'|')" \
+	"in_leaf|in_c|in_b2 (inline)|in_b (inline)|in_a|main|__libc_start_call_main|__libc_start_main|_start"
+go tool pprof -raw -symbolize=none "$TMP/inl.pb.gz" > "$TMP/inl.raw" 2>&1
+expect_eq pprof-inline-location "$(awk '/^Locations/ {on = 1; next} /^Mappings/ {on = 0}
+	on && /in_b2/ {p = 1} p && (/in_b2|in_b |in_a/) {sub(/^ *[0-9]+: 0x[0-9a-f]+ M=[0-9]+ /, ""); sub(/^ +/, ""); print}
+	on && /in_a/ {p = 0}' "$TMP/inl.raw" | paste -sd'|')" \
+	"in_b2 $I:35 s=0|in_b $I:42 s=0|in_a $I:49 s=0"
+expect_eq pprof-inline-mapping "$(grep -c "$W/inline .*\[IN\]" "$TMP/inl.raw")" 1
 
 # 4. speedscope: valid against speedscope's schema; the chain root first, N events.
 run_traced ss "$CHAIN" $N -- count --format speedscope -o "$TMP/ss.json" -p @PID@ "u:$CHAIN:leaf"
@@ -138,7 +158,60 @@ expect_eq ctf-chains "$(sed -E 's/^\[[^]]*\] \([^)]*\) //; s/cpu = [0-9]+/cpu = 
 	"5 $(hostname) t:syscalls:sys_enter_getppid: { comm = \"chain_fp\", pid = $wpid, tid = $wpid, cpu = C, kernel_depth = 4, kernel_ips = IPS, kernel_frames = [ $(frames $KSYSCALL) ], user_depth = 8, user_ips = IPS, user_frames = [ $(frames $USER_CHAIN) ] }"
 expect_eq ctf-leaf-address "$(grep -c "user_ips = \[ \[0\] = 0x[0-9A-F]*, " "$TMP/ctf.txt")" 5
 
-# 8. Usage errors: one line each, exit 2, before anything is loaded.
+# 8. Names through every format: the C++ workload's chain (demangled templates,
+#    a lambda, std::function, three inline frames between real ones) read back
+#    by each format's own reader, exactly; test_names.sh checks text, folded and
+#    JSON. Inline frames say so the way each reader shows them.
+CXX_PROBE="u:$CXX:$CXX_LEAF"
+cxx_chain() { printf '%s\n' "${CXX_CHAIN[@]}"; } # leaf first, " (inlined)" marks
+cxx_root_first() { cxx_chain | sed 's/ (inlined)$//' | tac | paste -sd"$1"; }
+
+run_traced cxxpp "$CXX" $N -- count -U --format pprof -o "$TMP/cxx.pb.gz" -p @PID@ "$CXX_PROBE"
+expect_eq cxx-pprof-traces "$(go tool pprof -traces -symbolize=none "$TMP/cxx.pb.gz" 2>&1 |
+	awk '/^-+\+/ {n++} n == 1 && !/^-/ && !/comm:/ {sub(/^ *[0-9]+ +/, ""); sub(/^ +/, ""); print}' |
+	paste -sd'|')|$(go tool pprof -top -symbolize=none "$TMP/cxx.pb.gz" 2>&1 | awk '/app::leaf\(int\)$/ {print $1}')" \
+	"$(cxx_chain | sed 's/ (inlined)$/ (inline)/' | paste -sd'|')|$N"
+
+run_traced cxxss "$CXX" $N -- count -U --format speedscope -o "$TMP/cxx.json" -p @PID@ "$CXX_PROBE"
+expect_eq cxx-speedscope-valid "$(node "$JS/speedscope_validate.js" "$TMP/cxx.json" 2>&1)" valid
+expect_eq cxx-speedscope-chain \
+	"$(jq -r '.shared.frames as $f | .profiles[] | (.samples[] | map($f[.].name) | join("|")), .weights[]' "$TMP/cxx.json")" \
+	"$(cxx_chain | tac | paste -sd'|')
+$N"
+
+run_traced cxxps "$CXX" $N -- count -U --format perf-script -p @PID@ "$CXX_PROBE"
+# As perf prints them: "NAME+0xOFF (FILE)" (+0x0 at the probed entry), an
+# inline frame "NAME (inlined)" at the address of the frame it is inlined into.
+expect_eq cxx-perf-script-frames "$(awk '/^\t/ {sub(/^\t *[0-9a-f]+ /, ""); print}' "$TMP/cxxps.out" |
+	sed -E 's/\+0x[1-9a-f][0-9a-f]* \(/+OFF (/' | sort | uniq -c | sed 's/^ *//' | sort -k2)" \
+	"$(cxx_chain | awk -v n=$N -v exe="$(readlink -f "$CXX")" -v libc="$LIBC" '
+		/ \(inlined\)$/ {print n, $0; next}
+		/^__libc/ {print n, $0 "+OFF (" libc ")"; next}
+		NR == 1 {print n, $0 "+0x0 (" exe ")"; next}
+		{print n, $0 "+OFF (" exe ")"}' | sort -k2)"
+expect_eq cxx-perf-script-folds "$(fold_perf_script "$TMP/cxxps.out")" "cxx_names;$(cxx_root_first ';') $N"
+(cd "$JS" && timeout 180 node speedscope_import.js "$TMP/cxxps.out") > "$TMP/cxxps.app" 2>&1
+expect_eq cxx-perf-script-speedscope-imports "$(cut -d'|' -f1,2 "$TMP/cxxps.app")" \
+	"cxx_names|$(cxx_root_first ';')"
+
+run_traced cxxfg "$CXX" $N -- count -U --format flamegraph -o "$TMP/cxx.html" -p @PID@ "$CXX_PROBE"
+INL="std::function<long (int)>::operator()(int) const (inlined)"
+want=$(cxx_chain | jq -R . | jq -sc --argjson n $N --arg inl "$INL" '{total: $n,
+	frames: map([., $n]),
+	kinds: (map({key: ., value: (if endswith(" (inlined)") then "i" else "u" end)}) | from_entries),
+	search: {re: "^std::", names: map(select(startswith("std::"))),
+		 matched: "Matched: 100.00% (\($n) of \($n) events)"},
+	zoom: $inl}')
+out=$(cd "$JS" && timeout 180 node flamegraph_check.js "$TMP/cxx.html" "$TMP/cxx.png" "$want" 2>&1)
+if [ $? = 0 ] && [ -s "$TMP/cxx.png" ]; then pass cxx-flamegraph-chromium; else fail cxx-flamegraph-chromium "$out"; fi
+
+run_traced cxxctf "$CXX" $N -- snoop -U --format ctf -o "$TMP/cxxtrace" -n 5 -p @PID@ "$CXX_PROBE"
+babeltrace2 "$TMP/cxxtrace" > "$TMP/cxxctf.txt" 2> "$TMP/cxxctf.bterr"
+mapfile -t cxx_frames < <(cxx_chain)
+expect_eq cxx-ctf-chains "$(sed -E 's/^.* user_depth = /user_depth = /; s/_ips = \[( \[[0-9]+\] = 0x[0-9A-F]+,?)* \]/_ips = IPS/' "$TMP/cxxctf.txt" | sort | uniq -c | sed 's/^ *//')" \
+	"5 user_depth = ${#cxx_frames[@]}, user_ips = IPS, user_frames = [ $(frames "${cxx_frames[@]}") ] }"
+
+# 9. Usage errors: one line each, exit 2, before anything is loaded.
 usage_error() { # NAME WANT_LINE ARGS...
 	local name=$1 want=$2 rc
 	shift 2

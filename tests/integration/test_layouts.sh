@@ -59,8 +59,9 @@ lib_case() {
 	local name=$1 prefix=$2 lib=$W/lib$1.so bin=$W/dlchain_nopie got
 	run_traced "$name" env LD_PRELOAD="$lib" "$bin" "$lib" $RUNS -- count -U -v --unwind-check \
 		-p @PID@ "u:$bin:callback" t:syscalls:sys_enter_getppid || return
-	# -v splits stacks by address; join them by name: "COUNT frame frame ...".
-	got=$(awk '/^    [0-9]+$/ { n[k] += $1; k = ""; next } /^  / { k = k " " $NF }
+	# -v splits stacks by address; join them by name: "COUNT frame frame ...". A
+	# frame reads "0xADDR NAME[ at FILE:LINE]" (-v adds lines where DWARF has them).
+	got=$(awk '/^    [0-9]+$/ { n[k] += $1; k = ""; next } /^  / { k = k " " $2 }
 		END { for (k in n) print n[k] k }' "$TMP/$name.out")
 	expect_eq "$name" "$got" "$((2 * RUNS)) callback lib_leaf lib_mid lib_entry run main $LIBC_START"
 	expect_eq "$name-check" "$(grep -E 'unwind check|stopped early' "$TMP/$name.err")" \

@@ -32,13 +32,20 @@ static inline void workload_ready_go(const char *fifo)
 	workload_wait(fifo);
 }
 
-/* One getppid() with an inline syscall instruction: the caller is the innermost user frame. */
-static inline long workload_getppid(void)
-{
-	long r;
-
-	__asm__ volatile("syscall" : "=a"(r) : "0"(110L) /* SYS_getppid */ : "rcx", "r11", "memory");
-	return r;
-}
+/*
+ * One getppid() with an inline syscall instruction: the caller is the
+ * innermost user frame. A macro, not an inline function, so DWARF has no
+ * inlined frame for it either: stacks read the same with and without inline
+ * frames (tests/workloads/inline.c is the workload that has them).
+ */
+#define workload_getppid()                                                                  \
+	({                                                                                  \
+		long r_;                                                                    \
+		__asm__ volatile("syscall"                                                  \
+				 : "=a"(r_)                                                 \
+				 : "0"(110L) /* SYS_getppid */                              \
+				 : "rcx", "r11", "memory");                                 \
+		r_;                                                                         \
+	})
 
 #endif

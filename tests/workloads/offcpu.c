@@ -46,14 +46,21 @@ static volatile long sink;
 static const char *go_fifo;
 static long iterations;
 
-static long sys3(long nr, long a, long b, long c)
-{
-	long ret;
-
-	__asm__ volatile("syscall" : "=a"(ret) : "0"(nr), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
+/*
+ * A macro, not a function the compiler inlines: DWARF then has no inlined
+ * frame for it, and the chain's innermost frame is its caller with and
+ * without inline frames.
+ */
+#define sys3(nr, a, b, c)                                                                   \
+	({                                                                                  \
+		long ret_;                                                                  \
+		__asm__ volatile("syscall"                                                  \
+				 : "=a"(ret_)                                               \
+				 : "0"((long)(nr)), "D"((long)(a)), "S"((long)(b)),         \
+				   "d"((long)(c))                                           \
+				 : "rcx", "r11", "memory");                                 \
+		ret_;                                                                       \
+	})
 
 static long long now_ns(void)
 {

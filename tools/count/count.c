@@ -45,6 +45,8 @@ static const char doc[] =
 	"  stacktap count t:syscalls:sys_enter_getppid   # who calls getppid()\n"
 	"  stacktap count -p 185 -D 5 u:c:malloc         # malloc in PID 185 for 5 s\n"
 	"  stacktap count -p 185 ur:c:read               # who read() returned to\n"
+	"  stacktap count --lines -p 185 u:c:malloc      # with file:line of frames\n"
+	"  stacktap count --no-demangle -p 185 u:c:free  # C++/Rust names mangled\n"
 	"  stacktap count -d -P 't:sched:sched_process_*'   # per process, with --\n"
 	"  stacktap count -f -a t:block:block_rq_issue > out.folded   # flame graph\n"
 	"  stacktap count --format flamegraph -o fg.html u:c:malloc   # as HTML\n"
@@ -128,14 +130,15 @@ static void count_print(void *ctx)
 	struct count *c = ctx;
 	struct st_common_opts *co = &c->run.common;
 	struct report *r = report__new((c->per_pid ? REPORT_BY_PID : 0) |
-				       (co->addrs ? REPORT_ADDRS : 0));
+				       st_common_opts__report_flags(co));
 	struct report_info info = {
 		.value = REPORT_EVENTS,
 		.event = c->run.nspecs == 1 ? c->run.specs[0].text : NULL,
 	};
 	struct out_opts oo = {
-		.text = { .delimiter = c->delimiter, .per_pid = c->per_pid, .label.addrs = co->addrs },
-		.folded = { .annotate = c->annotate, .per_pid = c->per_pid },
+		.text = { .delimiter = c->delimiter, .per_pid = c->per_pid, .label.addrs = co->addrs,
+			  .label.lines = co->lines },
+		.folded = { .annotate = c->annotate, .lines = co->lines, .per_pid = c->per_pid },
 		.pprof.comment = "stacktap count",
 		.speedscope.name = "stacktap count",
 		.flamegraph.title = "stacktap count",

@@ -260,13 +260,14 @@ static void offcpu__drop_unpaired(struct offcpu *o)
 
 static void offcpu_print(struct offcpu *o)
 {
-	struct report *r = report__new(o->common.addrs ? REPORT_ADDRS : 0);
+	struct report *r = report__new(st_common_opts__report_flags(&o->common));
 	struct report_info info = { .value = REPORT_OFFCPU, .event = "sched_switch" };
 	/* Blocked time is kept in ns and shown in us where a writer shows numbers to people. */
 	struct out_opts oo = {
 		.text = { .delimiter = o->delimiter, .unit = "us", .weight_div = 1000,
-			  .label.addrs = o->common.addrs },
-		.folded = { .annotate = o->annotate, .weight = true, .weight_div = 1000 },
+			  .label.addrs = o->common.addrs, .label.lines = o->common.lines },
+		.folded = { .annotate = o->annotate, .weight = true, .weight_div = 1000,
+			    .lines = o->common.lines },
 		.pprof = { .comment = "stacktap offcpu", .duration_ns = o->common.duration_ns },
 		.speedscope = { .name = "stacktap offcpu", .weight = true },
 		.flamegraph = { .title = "stacktap offcpu", .weight = true, .weight_div = 1000,

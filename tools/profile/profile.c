@@ -56,6 +56,7 @@ static const char doc[] =
 	"  stacktap profile -F 99 10           # 99 Hz for 10 seconds\n"
 	"  stacktap profile -p 185 -f 5 > out.folded   # one process, flame graph\n"
 	"  stacktap profile -P -f 5 > out.folded       # every process apart\n"
+	"  stacktap profile --lines -p 185 5   # with file:line of frames\n"
 	"  stacktap profile --format flamegraph -o cpu.html 10   # flame graph page\n"
 	"  stacktap profile --format pprof -o cpu.pb.gz 10       # go tool pprof\n"
 	"  stacktap profile --format speedscope -o cpu.json 10   # for speedscope\n"
@@ -203,14 +204,14 @@ static int profile_on_event(void *ctx, const struct st_event *ev, const uint64_t
 static void profile_print(struct profile *p)
 {
 	struct report *r = report__new((p->per_pid ? REPORT_BY_PID : 0) |
-				       (p->common.addrs ? REPORT_ADDRS : 0));
+				       st_common_opts__report_flags(&p->common));
 	struct report_info info = {
 		.value = REPORT_SAMPLES, .period_ns = 1000000000ull / p->hz, .event = "cpu-clock",
 	};
 	struct out_opts oo = {
 		.text = { .delimiter = p->delimiter, .per_pid = p->per_pid,
-			  .label.addrs = p->common.addrs },
-		.folded = { .annotate = p->annotate, .per_pid = p->per_pid },
+			  .label.addrs = p->common.addrs, .label.lines = p->common.lines },
+		.folded = { .annotate = p->annotate, .lines = p->common.lines, .per_pid = p->per_pid },
 		.pprof = { .comment = "stacktap profile", .duration_ns = p->common.duration_ns },
 		.speedscope = { .name = "stacktap profile", .weight = true },
 		.flamegraph.title = "stacktap profile",

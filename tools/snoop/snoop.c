@@ -89,7 +89,8 @@ static int snoop_print(struct snoop *s, const struct st_event *ev, struct event_
 		.nk = ef->nk, .nu = ef->nu, .frames = ef->v, .count = 1, .weight = ev->weight,
 		.flags = ev->flags,
 	};
-	struct text_opts to = { .delimiter = s->delimiter, .label.addrs = s->run.common.addrs };
+	struct text_opts to = { .delimiter = s->delimiter, .label.addrs = s->run.common.addrs,
+				.label.lines = s->run.common.lines };
 	double t = (ev->ts - s->t0) / 1e9;
 	uint32_t probe_id = ev->probe_id < s->run.nspecs ? ev->probe_id : 0;
 	const char *probe = ev->probe_id < s->run.nspecs ? s->run.specs[ev->probe_id].text : "?";

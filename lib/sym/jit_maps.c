@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Perf maps per process: read at first sight, refreshed, kept after exit. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/sym/jit_maps.h"
+#include "lib/sym/perf_map.h"
+#include "lib/util/htab.h"
+
+/*
+ * Root fds kept open at once: enough for every JIT process a machine runs;
+ * past it a map is read by path while its process lives (an fd each would
+ * otherwise grow with every short-lived process of a long system-wide run).
+ */
+#define JIT_ROOTS_MAX 256
+/* A lookup that misses re-checks the file at most this often (ns). */
+#define JIT_RECHECK_NS 100000000ull
+
+struct jit_proc {
+	struct hnode node; /* (pid, 0) */
+	int pid, nspid;
+	uid_t uid;
+	int root_fd;       /* O_PATH of /proc/PID/root, or -1 */
+	bool exited, refused;
+	bool recorded;     /* set from a recording: /proc is never asked */
+	struct perf_map *map, *prev; /* prev: the map of an earlier process with this pid */
+	struct stat last;  /* of the file last read (size and mtime say when it changed) */
+	uint64_t checked;  /* CLOCK_MONOTONIC ns of the last check after a miss */
+};
+
+struct jit_maps {
+	struct htab procs;
+	size_t nroots;
+	struct jit_maps_stats stats;
+};
+
+static uint64_t jit__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct jit_maps *jit_maps__new(void)
+{
+	return calloc(1, sizeof(struct jit_maps));
+}
+
+static struct jit_proc *jit__lookup(const struct jit_maps *jm, int pid)
+{
+	return (struct jit_proc *)htab__first(&jm->procs, (uint64_t)pid, 0);
+}
+
+/* The process's effective uid and its pid in its own namespace, from /proc/PID/status. */
+static int jit__status(struct jit_proc *p)
+{
+	char path[64], line[256];
+	unsigned uid[2];
+	bool has_uid = false;
+	FILE *f;
+	char *s;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	p->nspid = p->pid;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Uid: %u %u", &uid[0], &uid[1]) == 2) {
+			p->uid = uid[1];
+			has_uid = true;
+		} else if (!strncmp(line, "NSpid:", 6)) {
+			/* One pid per namespace level, outermost first: the last is its own. */
+			s = strrchr(line, '\t');
+			p->nspid = s ? atoi(s + 1) : p->pid;
+		}
+	}
+	fclose(f);
+	return has_uid && p->nspid > 0 ? 0 : -EINVAL;
+}
+
+/*
+ * The map file inside the process's root: absolute links resolve inside it,
+ * and no link is followed at all, so a process cannot point us elsewhere.
+ * Return: an fd, or -1 with errno set.
+ */
+static int jit__open(const struct jit_proc *p, char *name, size_t len)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	char rel[64];
+	int fd;
+
+	snprintf(rel, sizeof(rel), "tmp/perf-%d.map", p->nspid);
+	snprintf(name, len, "/proc/%d/root/%s", p->pid, rel);
+	if (p->root_fd >= 0) {
+		fd = (int)syscall(SYS_openat2, p->root_fd, rel, &how, sizeof(how));
+		if (fd >= 0 || errno != ENOSYS)
+			return fd;
+		return openat(p->root_fd, rel, (int)how.flags);
+	}
+	if (p->exited) {
+		errno = ESRCH; /* the path would name whoever has the pid now */
+		return -1;
+	}
+	return open(name, (int)how.flags);
+}
+
+/* Reads @p's map when its file is new or changed since the last read. */
+static void jit__load(struct jit_maps *jm, struct jit_proc *p)
+{
+	struct perf_map *pm;
+	char name[128];
+	struct stat st;
+	int fd;
+
+	if (p->refused)
+		return;
+	fd = jit__open(p, name, sizeof(name));
+	if (fd < 0)
+		return; /* no JIT, or it has not written yet */
+	if (fstat(fd, &st) || (p->map && st.st_ino == p->last.st_ino &&
+			       st.st_size == p->last.st_size &&
+			       st.st_mtim.tv_sec == p->last.st_mtim.tv_sec &&
+			       st.st_mtim.tv_nsec == p->last.st_mtim.tv_nsec)) {
+		close(fd);
+		return;
+	}
+	pm = perf_map__read_fd(fd, name, p->uid, 0);
+	if (!pm && (errno == EPERM || errno == EINVAL)) {
+		p->refused = true; /* perf_map__read_fd() said why, once */
+		jm->stats.refused++;
+	}
+	close(fd);
+	if (!pm)
+		return;
+	jm->stats.maps_read++;
+	perf_map__free(p->map);
+	p->map = pm;
+	p->last = st;
+}
+
+static void jit__close_root(struct jit_maps *jm, struct jit_proc *p)
+{
+	if (p->root_fd < 0)
+		return;
+	close(p->root_fd);
+	p->root_fd = -1;
+	jm->nroots--;
+}
+
+/* @p as a new process: its identity, its root, its map. */
+static void jit__begin(struct jit_maps *jm, struct jit_proc *p)
+{
+	char path[64];
+
+	p->exited = p->refused = false;
+	memset(&p->last, 0, sizeof(p->last));
+	if (jit__status(p))
+		return; /* gone already: nothing to read, nothing trusted */
+	if (jm->nroots < JIT_ROOTS_MAX) {
+		snprintf(path, sizeof(path), "/proc/%d/root", p->pid);
+		p->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (p->root_fd >= 0)
+			jm->nroots++;
+	}
+	jit__load(jm, p);
+}
+
+/* A new entry for @pid, not read yet. */
+static struct jit_proc *jit__add(struct jit_maps *jm, int pid)
+{
+	struct jit_proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->node.k1 = (uint64_t)pid;
+	p->pid = pid;
+	p->root_fd = -1;
+	if (htab__insert(&jm->procs, &p->node)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void jit_maps__see(struct jit_maps *jm, int pid)
+{
+	struct jit_proc *p = jit__lookup(jm, pid);
+
+	if (pid <= 0 || (p && (!p->exited || p->recorded)))
+		return;
+	if (p) {
+		/* The pid names another process now; the old map stays for the old events. */
+		perf_map__free(p->prev);
+		p->prev = p->map;
+		p->map = NULL;
+		jit__begin(jm, p);
+		return;
+	}
+	p = jit__add(jm, pid);
+	if (p)
+		jit__begin(jm, p);
+}
+
+int jit_maps__set(struct jit_maps *jm, int pid, struct perf_map *pm)
+{
+	struct jit_proc *p = jit__lookup(jm, pid);
+
+	if (!p && !(p = jit__add(jm, pid))) {
+		perf_map__free(pm);
+		return -ENOMEM;
+	}
+	jit__close_root(jm, p);
+	perf_map__free(p->map);
+	p->map = pm;
+	p->exited = p->refused = p->recorded = true; /* nothing to read: the map is what it is */
+	return 0;
+}
+
+void jit_maps__exited(struct jit_maps *jm, int pid)
+{
+	struct jit_proc *p = jit__lookup(jm, pid);
+
+	if (!p || p->exited)
+		return;
+	jit__load(jm, p); /* the last lines the JIT wrote */
+	p->exited = true;
+	jit__close_root(jm, p);
+}
+
+void jit_maps__refresh(struct jit_maps *jm)
+{
+	struct hnode *n;
+	size_t b;
+
+	for (b = 0; b < jm->procs.nb; b++)
+		for (n = jm->procs.b[b]; n; n = n->next)
+			jit__load(jm, (struct jit_proc *)n);
+}
+
+const struct perf_map_sym *jit_maps__find(struct jit_maps *jm, int pid, uint64_t addr)
+{
+	struct jit_proc *p = jit__lookup(jm, pid);
+	const struct perf_map_sym *s;
+	uint64_t now;
+
+	if (!p) {
+		jit_maps__see(jm, pid);
+		p = jit__lookup(jm, pid);
+		if (!p)
+			return NULL;
+	}
+	s = p->map ? perf_map__find(p->map, addr) : NULL;
+	if (!s && !p->exited && (now = jit__now()) - p->checked >= JIT_RECHECK_NS) {
+		p->checked = now;
+		jit__load(jm, p);
+		s = p->map ? perf_map__find(p->map, addr) : NULL;
+	}
+	if (!s && p->prev)
+		s = perf_map__find(p->prev, addr);
+	return s;
+}
+
+const struct jit_maps_stats *jit_maps__stats(const struct jit_maps *jm)
+{
+	return &jm->stats;
+}
+
+static void jit__free_proc(struct hnode *n)
+{
+	struct jit_proc *p = (struct jit_proc *)n;
+
+	if (p->root_fd >= 0)
+		close(p->root_fd);
+	perf_map__free(p->map);
+	perf_map__free(p->prev);
+	free(p);
+}
+
+void jit_maps__free(struct jit_maps *jm)
+{
+	if (!jm)
+		return;
+	htab__drain(&jm->procs, jit__free_proc);
+	free(jm);
+}
