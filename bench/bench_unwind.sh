@@ -9,29 +9,44 @@
 #
 # The workload is bench/getppid_loop.c with -d DEPTH (frame pointers, so the
 # fp walk sees the whole stack too and the modes do the same work). Each cell
-# is the loop's ns/call with the tracer minus without, median of 3 runs.
+# is the loop's ns/call with the tracer minus without, median of RUNS runs
+# interleaved round by round. The "nofp" column is stacktap's default walk
+# (tables) of the same loop built without frame pointers, against its own
+# untraced baseline; "nofp/bpftrace" is its ratio to bpftrace's ustack of the
+# frame-pointer build (issue 13: <= 0.5x at 30 and 100 frames); the spread is
+# the lowest and highest of that ratio over the rounds.
+#
+# Environment: O, ST, N (200000 events a run), RUNS (3), BENCH_DEPTHS
+# ("6 26 96": recursion levels, each stack is 4 frames more).
 set -u
 O=${O:-build}
 ST=${ST:-$O/stacktap}
 N=${N:-200000}
 RUNS=${RUNS:-3}
 LOOP=$O/bench/getppid_loop
+LOOP_NOFP=$O/bench/getppid_loop_nofp
+DEPTHS=${BENCH_DEPTHS:-6 26 96}
 TMP=$(mktemp -d /tmp/stacktap-bench-unwind.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-note() { echo "bench_unwind: $*" >&2; }
+BENCH_NAME=bench_unwind
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 build_loop() {
 	mkdir -p "$O/bench"
-	[ "$LOOP" -nt bench/getppid_loop.c ] && return 0
-	gcc -O1 -g -fno-omit-frame-pointer bench/getppid_loop.c -o "$LOOP"
+	[ "$LOOP" -nt bench/getppid_loop.c ] && [ "$LOOP_NOFP" -nt bench/getppid_loop.c ] && return 0
+	gcc -O1 -g -fno-omit-frame-pointer bench/getppid_loop.c -o "$LOOP" &&
+		gcc -O1 -g -fomit-frame-pointer bench/getppid_loop.c -o "$LOOP_NOFP"
 }
 
-# one_run DEPTH TOOL: prints the loop's ns/call with TOOL attached ("none": no tracer).
+# one_run DEPTH TOOL: prints the loop's ns/call with TOOL attached ("none": no
+# tracer; "nofp-none", "nofp": the loop without frame pointers, stacktap auto).
 one_run() {
-	local depth=$1 tool=$2 wpid spid
+	local depth=$1 tool=$2 wpid spid loop=$LOOP
+	case $tool in nofp*) loop=$LOOP_NOFP tool=${tool#nofp}; tool=${tool#-}; : "${tool:=auto}" ;; esac
 	rm -f "$TMP/go"; mkfifo "$TMP/go"
-	"$LOOP" -d "$depth" "$N" "$TMP/go" > "$TMP/w" &
+	"$loop" -d "$depth" "$N" "$TMP/go" > "$TMP/w" &
 	wpid=$!
 	until grep -q '^ready' "$TMP/w" 2>/dev/null; do sleep 0.02; done
 	case $tool in
@@ -40,13 +55,13 @@ one_run() {
 		bpftrace -e "tracepoint:syscalls:sys_enter_getppid /pid == $wpid/ { @[ustack(127)] = count(); }" \
 			> "$TMP/t.out" 2> "$TMP/t.err" &
 		spid=$!
-		until grep -q '^Attaching' "$TMP/t.out" 2>/dev/null; do sleep 0.05; done
+		wait_for "$TMP/t.out" '^Attaching' 60 "$spid" || note "bpftrace did not start"
 		sleep 1 ;;
 	*)
 		"$ST" count -U --user-stacks=sync --unwind="$tool" --max-user-depth 127 \
 			-p "$wpid" t:syscalls:sys_enter_getppid > "$TMP/t.out" 2> "$TMP/t.err" &
 		spid=$!
-		until grep -q '^Tracing' "$TMP/t.err" 2>/dev/null; do sleep 0.05; done ;;
+		wait_for "$TMP/t.err" '^Tracing' 60 "$spid" || note "stacktap --unwind=$tool did not start" ;;
 	esac
 	echo go > "$TMP/go"
 	wait "$wpid"
@@ -54,26 +69,41 @@ one_run() {
 	awk '/^ns\/call/ {print $2}' "$TMP/w"
 }
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 cost_table() {
-	local depth tool r base runs m
-	printf '%-8s %10s %10s %10s %10s %10s\n' "frames" fp table copy auto bpftrace
-	for depth in 6 26 96; do
-		runs=""; for ((r = 0; r < RUNS; r++)); do runs+="$(one_run $depth none) "; done
-		base=$(echo "$runs" | median)
-		printf '%-8s' "$((depth + 4))"
-		for tool in fp table copy auto bpftrace; do
-			if [ "$tool" = bpftrace ] && ! command -v bpftrace > /dev/null; then
-				printf ' %10s' "n/a"; continue
-			fi
-			runs=""; for ((r = 0; r < RUNS; r++)); do runs+="$(one_run $depth $tool) "; done
-			m=$(echo "$runs" | median)
-			printf ' %10.0f' "$(echo "$m - $base" | bc -l)"
+	local depth tool r m b tools=(none fp table copy auto nofp-none nofp bpftrace)
+	local -A runs
+	command -v bpftrace > /dev/null || tools=(none fp table copy auto nofp-none nofp)
+	printf '%-7s %8s %8s %8s %8s %8s %9s %14s %12s\n' frames fp table copy auto nofp bpftrace \
+		nofp/bpftrace spread
+	for depth in $DEPTHS; do
+		runs=()
+		for ((r = 0; r < RUNS; r++)); do
+			note "depth $depth round $((r + 1))/$RUNS"
+			for tool in "${tools[@]}"; do runs[$tool]+="$(one_run "$depth" "$tool") "; done
+			# per round: nofp's added ns over bpftrace's, for the spread
+			runs[ratio]+="$(awk -v a="$(echo "${runs[nofp]}" | tr ' ' '\n' | grep . | tail -1)" \
+				-v an="$(echo "${runs[nofp-none]}" | tr ' ' '\n' | grep . | tail -1)" \
+				-v b="$(echo "${runs[bpftrace]:-}" | tr ' ' '\n' | grep . | tail -1)" \
+				-v bn="$(echo "${runs[none]}" | tr ' ' '\n' | grep . | tail -1)" \
+				'BEGIN { if (b != "" && b - bn > 0) printf "%.2f", (a - an) / (b - bn) }') "
 		done
-		printf '\n'
+		b=$(echo "${runs[none]}" | median)
+		printf '%-7s' "$((depth + 4))"
+		for tool in fp table copy auto nofp bpftrace; do
+			if [ -z "${runs[$tool]:-}" ]; then printf ' %8s' n/a; continue; fi
+			m=$(echo "${runs[$tool]}" | median)
+			[ "$tool" = nofp ] && b=$(echo "${runs[nofp-none]}" | median)
+			[ "$tool" = bpftrace ] && b=$(echo "${runs[none]}" | median)
+			printf ' %8.0f' "$(echo "$m - $b" | bc -l)"
+			eval "add_$tool=$(echo "$m - $b" | bc -l)"
+		done
+		# shellcheck disable=SC2154 # set by the eval above
+		printf ' %14s %12s\n' "$(ratio "${add_nofp:-}" "${add_bpftrace:-}")" \
+			"$(echo "${runs[ratio]}" | spread)"
 	done
-	echo "(added ns per event; loop baseline $base ns/call at the last depth)"
+	echo "(added ns per event; fp..auto: the frame-pointer build, nofp: built without frame"
+	echo "pointers, default walk; loop baseline $(echo "${runs[none]}" | median) ns/call at the last depth)"
 }
 
 # memory_line ARGS...: the --debug line with the unwind maps' figures.
