@@ -349,7 +349,8 @@ record_lost() {
 	# a part a variant does not capture is not lost
 	case $tool in
 	*-K | floor-k) ul=0 ;;
-	*-U | *-U-fp | floor-u) kl=0 ;;
+	floor-u) kl=0 ;;
+	*-U | *-U-fp) ul=$kl kl=0 ;; # no "--": the user frames stand where kernel ones would
 	esac
 	[ "${tool#stacktap}" != "$tool" ] &&
 		dropped=$(awk '/events dropped/ { d += $2 } END { print d + 0 }' "$TMP/$tool.$rep.err")
@@ -400,16 +401,29 @@ print_results() {
 # CPU, the context switches it suffered and the wakeup interrupts of the
 # machine, the BPF program's run time, and the tracer's CPU while the loop ran.
 print_split() {
-	local t
-	printf '%-15s %9s %9s %13s %8s %10s %11s\n' tool "loop CPU" "off-CPU" "ctxsw/1k ev" \
-		"IPIs/ev" "BPF ns/ev" "tracer CPU"
+	local t cb cf bb bf
+	cb=$(added_cpu bcc) cf=$(added_cpu floor) bb=$(med BPFNS bcc) bf=$(med BPFNS floor)
+	printf '%-15s %9s %9s %13s %8s %10s %11s %9s %9s %9s %9s\n' tool "loop CPU" "off-CPU" \
+		"ctxsw/1k ev" "IPIs/ev" "BPF ns/ev" "tracer CPU" "CPU/bcc" "CPU/floor" "BPF/bcc" \
+		"BPF/floor"
 	for t in "${TOOLS[@]}"; do
 		[ -n "${NS[$t]:-}" ] || continue
-		printf '%-15s %9s %9s %13s %8s %10s %11s\n' "$t" "$(med CPU "$t")" "$(med OFF "$t")" \
-			"$(med CSW "$t")" "$(med IPI "$t")" "$(med BPFNS "$t")" "$(med TCPU "$t")"
+		printf '%-15s %9s %9s %13s %8s %10s %11s %9s %9s %9s %9s\n' "$t" "$(med CPU "$t")" \
+			"$(med OFF "$t")" "$(med CSW "$t")" "$(med IPI "$t")" "$(med BPFNS "$t")" \
+			"$(med TCPU "$t")" "$(ratio "$(added_cpu "$t")" "$cb")" \
+			"$(ratio "$(added_cpu "$t")" "$cf")" "$(ratio "$(med BPFNS "$t")" "$bb")" \
+			"$(ratio "$(med BPFNS "$t")" "$bf")"
 	done
 	echo "(ns per call or event; IPIs = IRQ work + function-call + reschedule interrupts;" \
-		"BPF = run_time_ns/run_cnt; tracer CPU = utime+stime while the loop ran / N)"
+		"BPF = run_time_ns/run_cnt; tracer CPU = utime+stime while the loop ran / N;" \
+		"CPU/x = the loop's added CPU ns/call (its CPU minus the baseline's, which other" \
+		"engineers' load does not inflate as it does the wall time) over x's; BPF/x = BPF ns/ev over x's)"
+}
+
+# added_cpu TOOL: the loop's median CPU ns/call under TOOL minus the baseline's.
+added_cpu() {
+	awk -v m="$(med CPU "$1")" -v b="$(med CPU baseline)" \
+		'BEGIN { if (m != "" && b != "") printf "%.0f", m - b }'
 }
 
 verdict() {

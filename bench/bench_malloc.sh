@@ -90,7 +90,7 @@ run_one() {
 	wait_for "$TMP/w" '^calls/s' $((SECS * 10 + 60)) "$wpid"
 	calls=$(awk '$1 == "calls" { print $2 }' "$TMP/w")
 	RATE[$tool]+="$(awk '$1 == "calls/s" { print $2 }' "$TMP/w") "
-	if [ "$tool" = baseline ]; then echo done > "$TMP/go"; wait "$wpid"; return 0; fi
+	if [ "$tool" = baseline ]; then echo "done" > "$TMP/go"; wait "$wpid"; return 0; fi
 	kill -INT "$tpid" 2>/dev/null
 	for ((i = 0; i < STOP_TIMEOUT_S * 20; i++)); do
 		kill -0 "$tpid" 2>/dev/null || break
@@ -98,7 +98,7 @@ run_one() {
 	done
 	kill -0 "$tpid" 2>/dev/null && { note "$tool hangs after SIGINT, killed"; kill -9 "$tpid"; }
 	wait "$tpid"
-	echo done > "$TMP/go"
+	echo "done" > "$TMP/go"
 	wait "$wpid"
 	COUNTED[$tool]+="$(counted "$TMP/t.out") "
 	MISSED[$tool]+="$((calls - $(counted "$TMP/t.out"))) "

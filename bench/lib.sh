@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Helpers shared by the bench/bench_*.sh scripts written for issue 13 (sourced,
 # not run): the floor program's build, waiting for banners, medians and
 # spreads, the bcc header tree, BPF run-time accounting. Each script sets
