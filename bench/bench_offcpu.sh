@@ -103,6 +103,10 @@ main() {
 			RATIO[$t]+="$(awk -v a="$(echo "${PERSW[$t]:-}" | tr ' ' '\n' | grep . | tail -1)" -v b="$b" \
 				'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b }') "
 		done
+		# the rounds so far, in case the run is cut short: stacktap starts slowly on a busy machine
+		for t in stacktap stacktap-sync bpftrace; do
+			note "after round $r: $t CPU ns/switch ${PERSW[$t]:-}, ratio to bpftrace ${RATIO[$t]:-}"
+		done
 	done
 	b=$(echo "${OP[baseline]:-}" | median)
 	printf '%-14s %10s %14s %11s %12s %13s %14s\n' tool usecs/op "usecs/op added" "CPU/switch" \
