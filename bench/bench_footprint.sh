@@ -12,14 +12,14 @@
 # The tools run one after the other, each phase in turn, BENCH_FOOT_REPS
 # rounds (figures: medians; the RSS series of the last round).
 #
-# Environment: O, ST (from bench/run.sh), BENCH_FOOT_S (20),
+# Environment: O, ST (from bench/run.sh), BENCH_FOOT_S (10),
 # BENCH_FOOT_PROCS (10000), BENCH_FOOT_REPS (1). A peer that cannot run gets
 # its reason in its row.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 O=${O:-build}
 ST=${ST:-$PWD/$O/stacktap}
-SECS=${BENCH_FOOT_S:-20}
+SECS=${BENCH_FOOT_S:-10}
 PROCS=${BENCH_FOOT_PROCS:-10000}
 REPS=${BENCH_FOOT_REPS:-1}
 BCC=/usr/sbin/profile-bpfcc

@@ -14,13 +14,13 @@
 # BENCH_OFFCPU_REPS rounds; figures are medians, with the spread (lowest-
 # highest) of the per-round ratio to bpftrace.
 #
-# Environment: O, ST (from bench/run.sh), BENCH_OFFCPU_LOOPS (100000),
+# Environment: O, ST (from bench/run.sh), BENCH_OFFCPU_LOOPS (50000),
 # BENCH_OFFCPU_REPS (5). A peer that cannot run gets its reason in its row.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 O=${O:-build}
 ST=${ST:-$PWD/$O/stacktap}
-LOOPS=${BENCH_OFFCPU_LOOPS:-100000}
+LOOPS=${BENCH_OFFCPU_LOOPS:-50000}
 REPS=${BENCH_OFFCPU_REPS:-5}
 BCC=/usr/sbin/offcputime-bpfcc
 ATTACH_TIMEOUT_S=120

@@ -16,12 +16,12 @@
 # frame-pointer build (issue 13: <= 0.5x at 30 and 100 frames); the spread is
 # the lowest and highest of that ratio over the rounds.
 #
-# Environment: O, ST, N (200000 events a run), RUNS (3), BENCH_DEPTHS
+# Environment: O, ST, N (100000 events a run), RUNS (3), BENCH_DEPTHS
 # ("6 26 96": recursion levels, each stack is 4 frames more).
 set -u
 O=${O:-build}
 ST=${ST:-$O/stacktap}
-N=${N:-200000}
+N=${N:-100000}
 RUNS=${RUNS:-3}
 LOOP=$O/bench/getppid_loop
 LOOP_NOFP=$O/bench/getppid_loop_nofp
