@@ -10,8 +10,9 @@
 #   stacktap count u:c:malloc
 #   stackcount-bpfcc c:malloc
 #   bpftrace -e 'uprobe:LIBC:malloc { @[kstack, ustack] = count(); }'
-# "counted" is the sum of the counts of the stacks that contain malloc_churn
-# (the workload's own calls); "missed" is the workload's calls minus that.
+# "counted" is the sum of the counts of the stacks that contain malloc_worker
+# (the workload's own calls: the kernel's frame-pointer walk of bcc and
+# bpftrace misses malloc_churn, the caller of a probed first instruction); "missed" is the workload's calls minus that.
 # stacktap's own drop lines (stderr) are shown as it printed them. The
 # workload's malloc rate under each tool, over its untraced rate, is the
 # "slowdown" (a tracer that drops cheaply runs it faster).
@@ -56,10 +57,10 @@ tracer_cmd() {
 	esac
 }
 
-# Sum of the counts of the stacks holding malloc_churn, in the text output of
+# Sum of the counts of the stacks holding malloc_worker, in the text output of
 # stacktap / bcc (frames, then "    COUNT") and of bpftrace ("]: COUNT").
 counted() {
-	awk '/malloc_churn/ { hit = 1 }
+	awk '/malloc_worker/ { hit = 1 }
 		/^ +[0-9]+$/ { if (hit) s += $1; hit = 0 }
 		/^\]: [0-9]+$/ { if (hit) s += $2; hit = 0 }
 		END { print s + 0 }' "$1"
@@ -142,7 +143,7 @@ main() {
 	done
 	echo "stacktap said: ${SAYS[stacktap]:-nothing}"
 	echo "(medians of $REPS round(s); slowdown = untraced calls/s over traced; counted: stacks"
-	echo "through malloc_churn; missed: the workload's calls minus counted)"
+	echo "through malloc_worker; missed: the workload's calls minus counted)"
 	echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 	[ -n "${RATE[stacktap]:-}" ]
 }

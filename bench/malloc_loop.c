@@ -6,11 +6,12 @@
  *
  * Prints "ready PID" and, with GO_FIFO, waits for a byte on it; then THREADS
  * threads (default 2) each call malloc() and free() through
- * main -> worker -> malloc_churn -> malloc for SECONDS seconds, and it prints
+ * main -> malloc_worker -> malloc_churn -> malloc for SECONDS seconds, and it prints
  * "calls N" (every malloc() call the threads made) and "calls/s X". A tracer
  * that counts u:c:malloc stacks containing malloc_churn should count N. With
- * GO_FIFO it then waits for a second byte before it exits: bcc and bpftrace
- * read a process's symbols when they print, so it must still be alive.
+ * GO_FIFO it then waits for a second byte before it exits, its threads
+ * included: bcc and bpftrace read a thread's symbols through /proc/TID when
+ * they print, so the threads must still be alive.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -24,6 +25,8 @@
 #define MAX_THREADS 64
 
 static double seconds;
+/* Workers wait at @loops_done when their time is up and at @may_exit until main says so. */
+static pthread_barrier_t loops_done, may_exit;
 static volatile long sink;
 
 static double now_s(void)
@@ -51,13 +54,15 @@ NOINLINE long malloc_churn(unsigned seed)
 	return i;
 }
 
-NOINLINE void *worker(void *arg)
+NOINLINE void *malloc_worker(void *arg)
 {
 	double end = now_s() + seconds;
 	long *calls = arg;
 
 	while (now_s() < end)
 		*calls += malloc_churn((unsigned)*calls);
+	pthread_barrier_wait(&loops_done);
+	pthread_barrier_wait(&may_exit);
 	return NULL;
 }
 
@@ -78,19 +83,23 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	workload_ready_go(argc > 2 ? argv[2] : NULL);
+	pthread_barrier_init(&loops_done, NULL, threads + 1);
+	pthread_barrier_init(&may_exit, NULL, threads + 1);
 	t0 = now_s();
 	for (i = 0; i < threads; i++)
-		if (pthread_create(&tid[i], NULL, worker, &calls[i])) {
+		if (pthread_create(&tid[i], NULL, malloc_worker, &calls[i])) {
 			fprintf(stderr, "malloc_loop: pthread_create failed\n");
 			return 1;
 		}
-	for (i = 0; i < threads; i++) {
-		pthread_join(tid[i], NULL);
+	pthread_barrier_wait(&loops_done);
+	for (i = 0; i < threads; i++)
 		total += calls[i];
-	}
 	printf("calls %ld\ncalls/s %.0f\n", total, total / (now_s() - t0));
 	fflush(stdout);
 	if (argc > 2)
 		workload_ready_go(argv[2]);
+	pthread_barrier_wait(&may_exit);
+	for (i = 0; i < threads; i++)
+		pthread_join(tid[i], NULL);
 	return 0;
 }
