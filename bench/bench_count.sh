@@ -12,13 +12,24 @@
 # hits every tool alike. Every tool must count exactly N events with both
 # stacks; anything short is reported as lost.
 #
+# The floor (bench/floor/, built here with clang, bpftool and libbpf) is a
+# bare BPF program on the same tracepoint, filtered to the loop's pid, that
+# calls bpf_get_stack for the kernel and the user stack and does nothing else:
+# "vs floor" is a tool's added ns/event over the floor's, "over floor" the
+# difference in ns.
+#
 # A second table splits the cost: the loop's own CPU time and its time off the
 # CPU, its context switches, the machine's wakeup interrupts, the BPF
 # program's run time (kernel.bpf_stats_enabled is on during the runs; set
 # BENCH_BPF_STATS=0 to leave it alone) and the tracer's CPU while the loop ran.
 #
+# With BENCH_VARIANTS=1 the rounds also run stacktap kernel-only (-K),
+# user-only (-U, with tables and with --unwind=fp), with deferred user stacks,
+# and the floor kernel-only and user-only: the split table then says where
+# stacktap's BPF time goes above the floor (docs/bench-count.md).
+#
 # Environment: O, ST (from bench/run.sh), BENCH_N (2000000), BENCH_REPS (3),
-# BENCH_BPF_STATS (1), BENCH_BCC (stackcount's path). A peer tool that cannot
+# BENCH_BPF_STATS (1), BENCH_BCC (stackcount's path), BENCH_VARIANTS (0). A peer tool that cannot
 # run gets its reason in its row; the exit status is non-zero only when
 # stacktap itself fails.
 set -u
@@ -33,10 +44,12 @@ TP_NAME=sys_enter_getppid
 TP=syscalls:$TP_NAME
 LOOP=$O/bench/getppid_loop
 BCC=${BENCH_BCC:-/usr/sbin/stackcount-bpfcc} # Debian names bcc tools *-bpfcc
-BCC_HDRS=/var/tmp/stacktap-bcc-headers
+
 ATTACH_TIMEOUT_S=120 # bcc compiles its program with clang first: seconds on a busy box
 STOP_TIMEOUT_S=120   # the tracers symbolize and print after SIGINT
-TOOLS=(baseline stacktap bcc bpftrace)
+VARIANTS=${BENCH_VARIANTS:-0}
+FLOOR=$O/bench/floor
+TOOLS=(baseline floor stacktap bcc bpftrace)
 
 TMP=$(mktemp -d /tmp/stacktap-bench.XXXXXX)
 STATS_WAS=
@@ -44,19 +57,7 @@ declare -A NS CPU OFF CSW IPI REASON LOST BPFNS TCPU
 
 trap bench_cleanup EXIT
 
-note() { echo "bench_count: $*" >&2; }
-
-# wait_for FILE REGEX TIMEOUT_S [PID]: until FILE has a matching line; gives up
-# early when PID has exited.
-wait_for() {
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		[ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null && return 1
-		sleep 0.05
-	done
-	return 1
-}
+BENCH_NAME=bench_count
 
 # --- set-up -------------------------------------------------------------------
 
@@ -82,35 +83,10 @@ peer_packages() {
 
 # bcc compiles against kernel headers. When the running kernel ships none
 # (no /lib/modules/$(uname -r)/build, no /sys/kernel/kheaders.tar.xz), the
-# newest Debian linux-headers pair is merged into one tree: the -common
-# package holds the sources, the -amd64 one .config, include/generated and
-# arch/x86/include/generated. That tree, as BCC_KERNEL_SOURCE, is enough for
-# tracepoint and uprobe tools: they take no kernel struct layouts from it.
-# Rebuilt only when the pair changes. Sets BCC_REASON on failure.
-bcc_headers() {
-	local common arch stamp tmp
-	[ -f "/lib/modules/$(uname -r)/build/include/linux/kconfig.h" ] && return 0
-	[ -f /sys/kernel/kheaders.tar.xz ] && return 0
-	common=$(ls -d /usr/src/linux-headers-*-common 2>/dev/null | sort -V | tail -1)
-	arch=${common%-common}-amd64
-	if [ -z "$common" ] || [ ! -d "$arch" ]; then
-		BCC_REASON="no kernel headers: apt-get install linux-headers-amd64"
-		return 1
-	fi
-	stamp="$common $arch $(stat -c %Y "$arch/include/generated/autoconf.h" 2>/dev/null)"
-	if [ "$(cat "$BCC_HDRS/.stacktap-stamp" 2>/dev/null)" != "$stamp" ]; then
-		note "merging $common and $arch into $BCC_HDRS for bcc"
-		tmp=$(mktemp -d "$BCC_HDRS.XXXXXX") &&
-			cp -a "$common/." "$tmp/" && cp -a "$arch/." "$tmp/" &&
-			echo "$stamp" > "$tmp/.stacktap-stamp" &&
-			rm -rf "$BCC_HDRS" && mv "$tmp" "$BCC_HDRS" ||
-			{ BCC_REASON="cannot merge $common and $arch into $BCC_HDRS"; rm -rf "$tmp"; return 1; }
-	fi
-	export BCC_KERNEL_SOURCE=$BCC_HDRS
-}
 
 set_up() {
 	build_loop || { note "cannot build $LOOP"; exit 1; }
+	build_floor "$O" || REASON[floor]="bench/floor/ did not build (clang, bpftool, libbpf-dev)"
 	[ -x "$ST" ] || { note "$ST: not built (make O=$O)"; exit 1; }
 	if ! command -v bpftool > /dev/null || ! command -v jq > /dev/null; then
 		note "bpftool and jq are needed (make deps)"
@@ -138,6 +114,13 @@ tracer_cmd() {
 	case $1 in
 	stacktap) CMD+=("$ST" count -d -p "$2" "t:$TP") ;;
 	stacktap-fp) CMD+=("$ST" count -d --unwind=fp -p "$2" "t:$TP") ;;
+	stacktap-K) CMD+=("$ST" count -d -K -p "$2" "t:$TP") ;;
+	stacktap-U) CMD+=("$ST" count -d -U -p "$2" "t:$TP") ;;
+	stacktap-U-fp) CMD+=("$ST" count -d -U --unwind=fp -p "$2" "t:$TP") ;;
+	stacktap-defer) CMD+=("$ST" count -d --user-stacks=deferred -p "$2" "t:$TP") ;;
+	floor) CMD+=("$FLOOR" "$2") ;;
+	floor-k) CMD+=("$FLOOR" -k "$2") ;;
+	floor-u) CMD+=("$FLOOR" -u "$2") ;;
 	bcc) CMD+=(PYTHONUNBUFFERED=1 "$BCC" -d -p "$2" "t:$TP") ;;
 	bpftrace) CMD+=(bpftrace -e "tracepoint:$TP /pid == $2/ { @[kstack, ustack] = count(); }") ;;
 	esac
@@ -158,7 +141,7 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 await_attach() {
 	local tool=$1 spid=$2 pat file i
 	case $tool in
-	stacktap*) pat='^Tracing' file=$TMP/t.err ;;
+	stacktap* | floor*) pat='^Tracing' file=$TMP/t.err ;;
 	bcc) pat='^Tracing 1 functions' file=$TMP/t.out ;;
 	bpftrace) pat='^Attaching 1 probe' file=$TMP/t.out ;;
 	esac
@@ -297,7 +280,14 @@ record_lost() {
 	local tool=$1 rep=$2 rc=$3 out=$TMP/$1.$2.out total kl ul dropped=0 lost
 	case $tool in
 	bpftrace) read -r total kl ul < <(count_bpftrace "$out") ;;
+	floor*) read -r total kl ul < <(awk '/^events/ { print $2, $4, $6 }' "$out") ;;
 	*) read -r total kl ul < <(count_text_blocks "$out") ;;
+	esac
+	# a part a variant does not capture is not lost
+	case $tool in
+	*-K | floor-k) ul=0 ;;
+	floor-u) kl=0 ;;
+	*-U | *-U-fp) ul=$kl kl=0 ;; # no "--": the user frames stand where kernel ones would
 	esac
 	[ "${tool#stacktap}" != "$tool" ] &&
 		dropped=$(awk '/events dropped/ { d += $2 } END { print d + 0 }' "$TMP/$tool.$rep.err")
@@ -315,7 +305,6 @@ record_lost() {
 
 # --- the table ------------------------------------------------------------------
 
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 med() { local -n a=$1; echo "${a[$2]:-}" | median; }
 
 # added TOOL: median ns/call minus the baseline's, or nothing.
@@ -325,22 +314,22 @@ added() {
 }
 
 print_results() {
-	local t add bcc ratio lost
-	bcc=$(added bcc)
-	printf '%-12s %9s %12s %8s %12s  %s\n' tool ns/call "added ns/ev" "vs bcc" "stacks lost" \
-		"runs (ns/call)"
+	local t add bcc flo ratio rfloor over lost
+	bcc=$(added bcc) flo=$(added floor)
+	printf '%-15s %9s %12s %8s %9s %11s %12s  %s\n' tool ns/call "added ns/ev" "vs bcc" \
+		"vs floor" "over floor" "stacks lost" "runs (ns/call)"
 	for t in "${TOOLS[@]}"; do
 		if [ -z "${NS[$t]:-}" ]; then
-			printf '%-12s %s\n' "$t" "not run: ${REASON[$t]:-unknown}"
+			printf '%-15s %s\n' "$t" "not run: ${REASON[$t]:-unknown}"
 			continue
 		fi
-		add=$(added "$t") ratio=-
-		[ -n "$bcc" ] && [ "$bcc" -gt 0 ] &&
-			ratio=$(awk -v a="$add" -v c="$bcc" 'BEGIN { printf "%.2fx", a / c }')
-		lost=$(echo "${LOST[$t]:-}" | tr ' ' '\n' | grep . | sort -n | tail -n 1)
-		[ "$t" = baseline ] && add=- ratio=- lost=-
-		printf '%-12s %9s %12s %8s %12s  %s\n' "$t" "$(med NS "$t")" "$add" "$ratio" \
-			"${lost:-?}" "${NS[$t]}${REASON[$t]:+(${REASON[$t]})}"
+		add=$(added "$t") ratio=- rfloor=- over=-
+		[ -n "$bcc" ] && [ "$bcc" -gt 0 ] && ratio=$(ratio "$add" "$bcc")
+		[ -n "$flo" ] && [ "$flo" -gt 0 ] && rfloor=$(ratio "$add" "$flo") over=$((add - flo))
+		lost=$(echo "${LOST[$t]:-}" | maxof)
+		[ "$t" = baseline ] && add=- ratio=- lost=- rfloor=- over=-
+		printf '%-15s %9s %12s %8s %9s %11s %12s  %s\n' "$t" "$(med NS "$t")" "$add" "$ratio" \
+			"$rfloor" "$over" "${lost:-?}" "${NS[$t]}${REASON[$t]:+(${REASON[$t]})}"
 	done
 }
 
@@ -348,21 +337,38 @@ print_results() {
 # CPU, the context switches it suffered and the wakeup interrupts of the
 # machine, the BPF program's run time, and the tracer's CPU while the loop ran.
 print_split() {
-	local t
-	printf '%-12s %9s %9s %13s %8s %10s %11s\n' tool "loop CPU" "off-CPU" "ctxsw/1k ev" \
-		"IPIs/ev" "BPF ns/ev" "tracer CPU"
+	local t cb cf bb bf
+	cb=$(added_cpu bcc) cf=$(added_cpu floor) bb=$(med BPFNS bcc) bf=$(med BPFNS floor)
+	printf '%-15s %9s %9s %13s %8s %10s %11s %9s %9s %9s %9s\n' tool "loop CPU" "off-CPU" \
+		"ctxsw/1k ev" "IPIs/ev" "BPF ns/ev" "tracer CPU" "CPU/bcc" "CPU/floor" "BPF/bcc" \
+		"BPF/floor"
 	for t in "${TOOLS[@]}"; do
 		[ -n "${NS[$t]:-}" ] || continue
-		printf '%-12s %9s %9s %13s %8s %10s %11s\n' "$t" "$(med CPU "$t")" "$(med OFF "$t")" \
-			"$(med CSW "$t")" "$(med IPI "$t")" "$(med BPFNS "$t")" "$(med TCPU "$t")"
+		printf '%-15s %9s %9s %13s %8s %10s %11s %9s %9s %9s %9s\n' "$t" "$(med CPU "$t")" \
+			"$(med OFF "$t")" "$(med CSW "$t")" "$(med IPI "$t")" "$(med BPFNS "$t")" \
+			"$(med TCPU "$t")" "$(ratio "$(added_cpu "$t")" "$cb")" \
+			"$(ratio "$(added_cpu "$t")" "$cf")" "$(ratio "$(med BPFNS "$t")" "$bb")" \
+			"$(ratio "$(med BPFNS "$t")" "$bf")"
 	done
 	echo "(ns per call or event; IPIs = IRQ work + function-call + reschedule interrupts;" \
-		"BPF = run_time_ns/run_cnt; tracer CPU = utime+stime while the loop ran / N)"
+		"BPF = run_time_ns/run_cnt; tracer CPU = utime+stime while the loop ran / N;" \
+		"CPU/x = the loop's added CPU ns/call (its CPU minus the baseline's, which other" \
+		"engineers' load does not inflate as it does the wall time) over x's; BPF/x = BPF ns/ev over x's)"
+}
+
+# added_cpu TOOL: the loop's median CPU ns/call under TOOL minus the baseline's.
+added_cpu() {
+	awk -v m="$(med CPU "$1")" -v b="$(med CPU baseline)" \
+		'BEGIN { if (m != "" && b != "") printf "%.0f", m - b }'
 }
 
 verdict() {
-	local t st bcc
-	bcc=$(added bcc)
+	local t st bcc flo
+	bcc=$(added bcc) flo=$(added floor)
+	[ -n "$bcc" ] && [ -n "$flo" ] && awk -v f="$flo" -v c="$bcc" 'BEGIN {
+		if (f / c > 0.8) w = "above 0.80x bcc, so the target is floor + 5% (" int(f * 1.05) " ns/event)"
+		else w = "below 0.80x bcc, so the target is 0.80x bcc (" int(c * 0.8) " ns/event)"
+		printf "floor: %.2fx bcc; %s\n", f / c, w }'
 	for t in stacktap stacktap-fp; do
 		st=$(added "$t")
 		[ -n "$st" ] || continue
@@ -370,10 +376,12 @@ verdict() {
 			echo "target $t <= 0.80x bcc: not evaluated, bcc did not run"
 			continue
 		fi
-		awk -v s="$st" -v c="$bcc" -v t="$t" -v l="$(echo "${LOST[$t]:-}" | tr ' ' '\n' | sort -n | tail -n 1)" 'BEGIN {
+		awk -v s="$st" -v c="$bcc" -v f="${flo:-}" -v t="$t" -v l="$(echo "${LOST[$t]:-}" | maxof)" 'BEGIN {
 			r = s / c
-			printf "target %s <= 0.80x bcc, no stack lost: %.2fx, %s lost: %s\n", t, r,
-				l == 0 ? "none" : l, (r <= 0.8 && l == 0) ? "met" : "NOT met"
+			goal = (f != "" && f / c > 0.8) ? f * 1.05 : c * 0.8
+			printf "target %s <= %d ns/event (%s), no stack lost: %.2fx bcc, %s lost: %s\n", t, goal,
+				(f != "" && f / c > 0.8) ? "floor + 5%" : "0.80x bcc", r,
+				l == 0 ? "none" : l, (s <= goal && l == 0) ? "met" : "NOT met"
 		}'
 	done
 }
@@ -386,7 +394,9 @@ main() {
 	[ -n "$BPFTRACE_REASON" ] && REASON[bpftrace]=$BPFTRACE_REASON
 	# frame pointers only: the same walk bcc and bpftrace do (feature probe)
 	"$ST" count --help 2>/dev/null | grep -q -- '--unwind=' &&
-		TOOLS=(baseline stacktap stacktap-fp bcc bpftrace)
+		TOOLS=(baseline floor stacktap stacktap-fp bcc bpftrace)
+	[ "$VARIANTS" = 1 ] &&
+		TOOLS+=(floor-k floor-u stacktap-K stacktap-U stacktap-U-fp stacktap-defer)
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs" \
 		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 	echo "$N getppid() calls per run, t:$TP, median of $REPS; load $(cut -d' ' -f1-3 /proc/loadavg)"

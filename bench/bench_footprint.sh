@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The footprint of a system-wide `stacktap profile -F 99` beside bcc's
+# profile and bpftrace's `profile:hz:99 { @[kstack, ustack] = count(); }`, in
+# one run: the tool's own CPU as a % of one CPU (its process's utime+stime;
+# the BPF programs' run time, charged to the interrupted tasks, in a column of
+# its own), its peak RSS (VmHWM) and its RSS sampled every 5 s, in two
+# phases:
+#   quiet  BENCH_FOOT_S seconds of whatever the machine runs;
+#   churn  while BENCH_FOOT_PROCS short-lived processes (/bin/true, one after
+#          the other) run: the RSS series shows whether memory stays flat.
+# The tools run one after the other, each phase in turn, BENCH_FOOT_REPS
+# rounds (figures: medians; the RSS series of the last round).
+#
+# Environment: O, ST (from bench/run.sh), BENCH_FOOT_S (10),
+# BENCH_FOOT_PROCS (10000), BENCH_FOOT_REPS (1). A peer that cannot run gets
+# its reason in its row.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+O=${O:-build}
+ST=${ST:-$PWD/$O/stacktap}
+SECS=${BENCH_FOOT_S:-10}
+PROCS=${BENCH_FOOT_PROCS:-10000}
+REPS=${BENCH_FOOT_REPS:-1}
+BCC=/usr/sbin/profile-bpfcc
+ATTACH_TIMEOUT_S=120
+TMP=$(mktemp -d /tmp/stacktap-bench.XXXXXX)
+BENCH_NAME=bench_footprint
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+declare -A CPU BPF HWM SERIES SECS_OF REASON
+TOOLS=(stacktap bcc bpftrace)
+HZ=$(getconf CLK_TCK)
+
+trap 'kill_jobs; wait 2>/dev/null; bpf_stats_restore; rm -rf "$TMP"' EXIT
+
+tool_cmd() {
+	CMD=(env --default-signal=INT)
+	case $1 in
+	stacktap) CMD+=("$ST" profile -F 99) PAT='^(Sampling|Tracing)' ;;
+	bcc) CMD+=(PYTHONUNBUFFERED=1 "$BCC" -F 99) PAT='^Sampling' ;;
+	bpftrace) CMD+=(bpftrace -e 'profile:hz:99 { @[kstack, ustack] = count(); }') PAT='^Attaching' ;;
+	esac
+}
+
+kb() { awk -v k="$2" '$1 == k ":" { print $2 }' "/proc/$1/status" 2>/dev/null; }
+mb() { awk -v k="${1:-0}" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+# churn: PROCS short processes one after the other, in the background; CHURN_PID.
+churn() {
+	(for ((i = 0; i < PROCS; i++)); do /bin/true; done) &
+	CHURN_PID=$!
+}
+
+run_one() {
+	local tool=$1 phase=$2 tpid ids t0 t1 b0 b1 w0 w1 series='' next
+	tool_cmd "$tool"
+	"${CMD[@]}" > /dev/null 2> "$TMP/t.err" &
+	tpid=$!
+	# bcc prints its banner on stdout: it goes to /dev/null, so wait for the sleep instead
+	if [ "$tool" = bcc ]; then
+		local i
+		for ((i = 0; i < ATTACH_TIMEOUT_S * 10; i++)); do
+			[ "$(cat /proc/$tpid/wchan 2>/dev/null)" = hrtimer_nanosleep ] && break
+			kill -0 "$tpid" 2>/dev/null || break
+			sleep 0.1
+		done
+	else
+		tool_cmd "$tool"
+		wait_for "$TMP/t.err" "$PAT" $ATTACH_TIMEOUT_S "$tpid" || sleep 3 # bpftrace: stdout
+	fi
+	if ! kill -0 "$tpid" 2>/dev/null; then
+		REASON[$tool]="did not start: $(grep -v -e WARNING -e RLIMIT "$TMP/t.err" | tail -1)"
+		wait "$tpid" 2>/dev/null
+		return
+	fi
+	sleep 1
+	ids=$(prog_ids_of "$tpid")
+	# shellcheck disable=SC2086 # one id a word
+	t0=$(ticks "$tpid") b0=$(run_ns_of $ids) w0=$(date +%s%N)
+	[ "$phase" = churn ] && churn
+	next=0
+	while :; do
+		w1=$(date +%s%N)
+		if [ $(((w1 - w0) / 1000000000)) -ge "$next" ]; then
+			series+="$(mb "$(kb "$tpid" VmRSS)") "
+			next=$((next + 5))
+		fi
+		if [ "$phase" = churn ]; then kill -0 "$CHURN_PID" 2>/dev/null || break
+		else [ $(((w1 - w0) / 1000000000)) -ge "$SECS" ] && break
+		fi
+		sleep 0.2
+	done
+	[ "$phase" = churn ] && wait "$CHURN_PID"
+	# shellcheck disable=SC2086
+	t1=$(ticks "$tpid") b1=$(run_ns_of $ids) w1=$(date +%s%N)
+	series+="$(mb "$(kb "$tpid" VmRSS)")"
+	HWM[$tool.$phase]+="$(mb "$(kb "$tpid" VmHWM)") "
+	kill -INT "$tpid" 2>/dev/null
+	wait "$tpid"
+	CPU[$tool.$phase]+="$(awk -v t=$((t1 - t0)) -v hz="$HZ" -v w=$((w1 - w0)) \
+		'BEGIN { printf "%.2f", 100 * t * 1e9 / hz / w }') "
+	BPF[$tool.$phase]+="$(awk -v b=$((b1 - b0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.2f", 100 * b / w }') "
+	SECS_OF[$tool.$phase]=$(((w1 - w0) / 1000000000))
+	SERIES[$tool.$phase]=$series
+}
+
+main() {
+	local r t p
+	[ "$(id -u)" = 0 ] || { note "needs root"; exit 1; }
+	[ -x "$ST" ] || { note "$ST: not built (make O=$O)"; exit 1; }
+	command -v bpftrace > /dev/null || REASON[bpftrace]="bpftrace missing: apt-get install bpftrace"
+	BCC_REASON=
+	[ -x "$BCC" ] || BCC_REASON="$BCC missing: apt-get install bpfcc-tools"
+	[ -z "$BCC_REASON" ] && bcc_headers
+	[ -n "$BCC_REASON" ] && REASON[bcc]=$BCC_REASON
+	bpf_stats_on
+	echo "$(date -u '+%F %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "profile -F 99 system-wide: quiet $SECS s, then churn of $PROCS short processes; $REPS round(s)"
+	for ((r = 1; r <= REPS; r++)); do
+		for p in quiet churn; do
+			for t in "${TOOLS[@]}"; do
+				[ -n "${REASON[$t]:-}" ] && continue
+				note "round $r/$REPS: $t, $p"
+				run_one "$t" "$p"
+			done
+		done
+	done
+	printf '%-6s %-9s %6s %9s %10s %8s %9s %8s  %s\n' phase tool secs "CPU %" "vs bpftrace" \
+		"BPF %" "peak MB" "vs bpft" "RSS MB every 5 s"
+	for p in quiet churn; do
+		for t in "${TOOLS[@]}"; do
+			if [ -z "${CPU[$t.$p]:-}" ]; then
+				printf '%-6s %-9s not run: %s\n' "$p" "$t" "${REASON[$t]:-unknown}"
+				continue
+			fi
+			printf '%-6s %-9s %6s %9s %10s %8s %9s %8s  %s\n' "$p" "$t" "${SECS_OF[$t.$p]}" \
+				"$(echo "${CPU[$t.$p]}" | median)" \
+				"$(ratio "$(echo "${CPU[$t.$p]}" | median)" "$(echo "${CPU[bpftrace.$p]:-}" | median)")" \
+				"$(echo "${BPF[$t.$p]}" | median)" "$(echo "${HWM[$t.$p]}" | median)" \
+				"$(ratio "$(echo "${HWM[$t.$p]}" | median)" "$(echo "${HWM[bpftrace.$p]:-}" | median)")" \
+				"${SERIES[$t.$p]}"
+		done
+	done
+	echo "(CPU %: the tool process's CPU over the phase, % of one CPU; BPF %: its programs' run"
+	echo "time, % of one CPU; peak MB: VmHWM at the end of the phase)"
+	echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+	[ -n "${CPU[stacktap.quiet]:-}" ]
+}
+
+main
