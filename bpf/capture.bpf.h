@@ -280,6 +280,8 @@ static __always_inline __u32 st_capture_copy(struct st_scratch *s, __u32 n)
 
 /* Deferred mode's user stacks: a cookie now, the walk on return to user space. */
 #include "bpf/deferred.bpf.h"
+/* Counting tools: events counted in the kernel instead of sent. */
+#include "bpf/aggregate.bpf.h"
 
 /*
  * st_capture() - capture the current event's stacks and send one record.
@@ -329,6 +331,10 @@ static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
 		ud = st_capture_user(ctx, s, kd);
 	s->ev.kdepth = kd;
 	s->ev.udepth = ud;
+	if (st_agg_event(s)) {
+		s->busy = 0;
+		return 0;
+	}
 	size = sizeof(s->ev) + (__u64)(kd + ud) * 8 + st_capture_copy(s, kd + ud);
 	/* The bound must sit on the register that is used: keep clang from copying it. */
 	barrier_var(size);

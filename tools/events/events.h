@@ -8,6 +8,7 @@
 #ifndef ST_TOOLS_EVENTS_H
 #define ST_TOOLS_EVENTS_H
 
+#include "bpf/aggregate.h"
 #include "lib/probe/spec.h"
 #include "lib/session/cli.h"
 #include "lib/session/run.h"
@@ -15,6 +16,7 @@
 #include "lib/sym/symbolizer.h"
 
 struct events_bpf;
+struct agg_reader;
 struct probe_links;
 
 struct events_run {
@@ -24,6 +26,9 @@ struct events_run {
 	struct events_bpf *skel;
 	struct probe_links *links;
 	struct st_run st; /* registry, symbolizer, tables, session: lib/session/run.h */
+	struct st_agg_config agg; /* in-kernel aggregation (count); off for snoop */
+	uint32_t agg_entries;     /* its maps' size; 0: the default */
+	struct agg_reader *agg_reader; /* with agg.on, once started */
 };
 
 /**

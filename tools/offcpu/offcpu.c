@@ -20,6 +20,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "bpf/aggregate.h" /* the skeleton names struct st_agg_config */
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/offcpu.skel.h"
 #include "lib/out/render.h"

@@ -17,6 +17,7 @@
 #include <linux/magic.h>
 #include <linux/perf_event.h>
 
+#include "bpf/aggregate.h" /* the skeleton names struct st_agg_config */
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/profile.skel.h"
 #include "lib/out/render.h"
