@@ -144,6 +144,7 @@ tracer_cmd() {
 	case $1 in
 	stacktap) CMD+=("$ST" count -d -p "$2" "t:$TP") ;;
 	stacktap-fp) CMD+=("$ST" count -d --unwind=fp -p "$2" "t:$TP") ;;
+	stacktap-rec) CMD+=("$ST" count -d --no-aggregate -p "$2" "t:$TP") ;;
 	bcc) CMD+=(PYTHONUNBUFFERED=1 "$BCC" -d -p "$2" "t:$TP") ;;
 	bpftrace) CMD+=(bpftrace -e "tracepoint:$TP /pid == $2/ { @[kstack, ustack] = count(); }") ;;
 	esac
@@ -410,6 +411,9 @@ main() {
 	# frame pointers only: the same walk bcc and bpftrace do (feature probe)
 	"$ST" count --help 2>/dev/null | grep -q -- '--unwind=' &&
 		TOOLS=(baseline stacktap stacktap-fp bcc bpftrace)
+	# every event as a record, as before in-kernel counting (feature probe)
+	"$ST" count --help 2>/dev/null | grep -q -- '--no-aggregate' &&
+		TOOLS=("${TOOLS[@]:0:2}" stacktap-rec "${TOOLS[@]:2}")
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs" \
 		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 	echo "$N getppid() calls per run, t:$TP, median of $REPS; load $(cut -d' ' -f1-3 /proc/loadavg)"
