@@ -29,7 +29,7 @@
  * deferred (a cookie, joined in user space), events that carry a stack copy
  * or met code user space has not loaded yet.
  *
- * Included by bpf/capture.bpf.h after st_cfg, st_scratch and st_stat_inc().
+ * Included by bpf/capture.bpf.h after st_cfg and st_stat_inc().
  */
 #ifndef ST_AGGREGATE_BPF_H
 #define ST_AGGREGATE_BPF_H
@@ -107,7 +107,7 @@ static __always_inline __u32 st_agg_index(__u32 i)
 }
 
 struct st_agg_loop {
-	struct st_scratch *s;
+	struct st_agg_stack *ev; /* the event: its header, then at least ST_AGG_FRAMES slots */
 	struct st_agg_tmp *t;
 	struct st_agg_stack *stored;
 };
@@ -119,7 +119,7 @@ static int st_agg_hash_step(__u32 i, void *arg)
 	if (i >= ST_AGG_FRAMES)
 		return 1;
 	i = st_agg_index(i);
-	l->t->hash = st_agg_mix(l->t->hash, l->s->ips[i]);
+	l->t->hash = st_agg_mix(l->t->hash, l->ev->ips[i]);
 	return 0;
 }
 
@@ -130,33 +130,32 @@ static int st_agg_cmp_step(__u32 i, void *arg)
 	if (i >= ST_AGG_FRAMES)
 		return 1;
 	i = st_agg_index(i);
-	if (l->stored->ips[i] != l->s->ips[i]) {
+	if (l->stored->ips[i] != l->ev->ips[i]) {
 		l->t->differ = 1;
 		return 1;
 	}
 	return 0;
 }
 
-/* The stored stack of @hash, storing @s's when there is none. Return: it, or NULL (full). */
-static __always_inline struct st_agg_stack *st_agg_stack_of(struct st_scratch *s, __u64 hash)
+/* The stored stack of @hash, storing @ev's when there is none. Return: it, or NULL (full). */
+static __always_inline struct st_agg_stack *st_agg_stack_of(struct st_agg_stack *ev, __u64 hash)
 {
 	struct st_agg_stack *st = bpf_map_lookup_elem(&st_agg_stacks, &hash);
 
 	if (st)
 		return st;
 	/*
-	 * &s->ev is followed by the frames in the scratch: a value's layout.
 	 * Stored, or stored by another CPU meanwhile (-EEXIST): look again;
 	 * the map is full: NULL.
 	 */
-	bpf_map_update_elem(&st_agg_stacks, &hash, &s->ev, BPF_NOEXIST);
+	bpf_map_update_elem(&st_agg_stacks, &hash, ev, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&st_agg_stacks, &hash);
 }
 
-/* True when @stored holds exactly @s's frames. */
+/* True when @stored holds exactly the event's frames. */
 static __always_inline bool st_agg_same(struct st_agg_loop *l, __u32 n)
 {
-	if (l->stored->ev.kdepth != l->s->ev.kdepth || l->stored->ev.udepth != l->s->ev.udepth)
+	if (l->stored->ev.kdepth != l->ev->ev.kdepth || l->stored->ev.udepth != l->ev->ev.udepth)
 		return false;
 	l->t->differ = 0;
 	bpf_loop(n, st_agg_cmp_step, l, 0);
@@ -167,16 +166,16 @@ static __always_inline bool st_agg_same(struct st_agg_loop *l, __u32 n)
  * Adds the event to its count. Return: true when counted here, false when
  * the event must still be sent (first of its key, map full).
  */
-static __always_inline bool st_agg_count(struct st_scratch *s, struct st_agg_tmp *t)
+static __always_inline bool st_agg_count(struct st_event *ev, struct st_agg_tmp *t)
 {
-	struct st_agg_val fresh = { .first_ts = s->ev.ts }, *v;
+	struct st_agg_val fresh = { .first_ts = ev->ts }, *v;
 	long err;
 
 	t->key.hash = t->hash;
-	t->key.pid = s->ev.pid;
-	t->key.tid = st_agg_cfg.per_tid ? s->ev.tid : 0;
-	t->key.flags = s->ev.flags & (ST_EV_UFAIL | ST_EV_KTHREAD);
-	__builtin_memcpy(t->key.comm, s->ev.comm, ST_COMM_LEN);
+	t->key.pid = ev->pid;
+	t->key.tid = st_agg_cfg.per_tid ? ev->tid : 0;
+	t->key.flags = ev->flags & (ST_EV_UFAIL | ST_EV_KTHREAD);
+	__builtin_memcpy(t->key.comm, ev->comm, ST_COMM_LEN);
 	v = bpf_map_lookup_elem(&st_agg_counts, &t->key);
 	if (!v) {
 		err = bpf_map_update_elem(&st_agg_counts, &t->key, &fresh, BPF_NOEXIST);
@@ -191,24 +190,26 @@ static __always_inline bool st_agg_count(struct st_scratch *s, struct st_agg_tmp
 			return false;
 	}
 	__sync_fetch_and_add(&v->count, 1);
-	__sync_fetch_and_add(&v->weight, s->ev.weight);
+	__sync_fetch_and_add(&v->weight, ev->weight);
 	st_stat_inc(ST_STAT_AGG);
 	return true;
 }
 
 /*
- * st_agg_event() - count the event in @s (stacks captured, depths set) in
- * the kernel when it can be.
+ * st_agg_event() - count the event @ev in the kernel when it can be.
+ * @ev: the record, its frames right after it in map memory with room for
+ *      at least ST_AGG_FRAMES (the capture scratch, offcpu's blocked task)
+ * @want_copy: a stack copy should go with it (the walker met unloaded code)
  *
  * Return: true when counted (send nothing), false when it must be sent.
  */
-static __always_inline bool st_agg_event(struct st_scratch *s)
+static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 {
-	__u32 zero = 0, n = (__u32)s->ev.kdepth + s->ev.udepth;
-	struct st_agg_loop l = { .s = s };
+	__u32 zero = 0, n = (__u32)ev->kdepth + ev->udepth;
+	struct st_agg_loop l = { .ev = (struct st_agg_stack *)ev };
 
-	if (!st_agg_cfg.on || st_cfg.copy_bytes || s->want_copy ||
-	    (s->ev.flags & (ST_EV_UDEFERRED | ST_EV_UNLOADED | ST_EV_UCOPY)))
+	if (!st_agg_cfg.on || st_cfg.copy_bytes || want_copy ||
+	    (ev->flags & (ST_EV_UDEFERRED | ST_EV_UNLOADED | ST_EV_UCOPY)))
 		return false;
 	if (n > ST_AGG_FRAMES) {
 		st_stat_inc(ST_STAT_AGG_DEEP);
@@ -217,10 +218,10 @@ static __always_inline bool st_agg_event(struct st_scratch *s)
 	l.t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
 	if (!l.t)
 		return false;
-	l.t->hash = (__u64)s->ev.kdepth << 16 | s->ev.udepth;
+	l.t->hash = (__u64)ev->kdepth << 16 | ev->udepth;
 	bpf_loop(n, st_agg_hash_step, &l, 0);
 	l.t->hash = st_agg_fmix(l.t->hash) & st_agg_cfg.hash_mask;
-	l.stored = st_agg_stack_of(s, l.t->hash);
+	l.stored = st_agg_stack_of(l.ev, l.t->hash);
 	if (!l.stored) {
 		st_stat_inc(ST_STAT_AGG_FULL);
 		return false;
@@ -229,7 +230,7 @@ static __always_inline bool st_agg_event(struct st_scratch *s)
 		st_stat_inc(ST_STAT_AGG_COLLIDE);
 		return false;
 	}
-	return st_agg_count(s, l.t);
+	return st_agg_count(ev, l.t);
 }
 
 #endif

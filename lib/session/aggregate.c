@@ -9,6 +9,7 @@
 
 #include "bpf/aggregate.h"
 #include "lib/session/aggregate.h"
+#include "lib/session/session.h"
 #include "lib/stack/store.h"
 #include "lib/util/log.h"
 
@@ -120,9 +121,18 @@ int agg_reader__read(struct agg_reader *ar, agg_fn fn, void *ctx)
 	return err;
 }
 
-uint64_t agg_reader__missing(const struct agg_reader *ar)
+void agg_reader__report(const struct agg_reader *ar, const struct session *s, const char *tool)
 {
-	return ar->missing;
+	uint64_t st[ST_STAT_MAX];
+
+	if (!ar)
+		return;
+	if (ar->missing)
+		st_warn("%s: %llu in-kernel counts lost: their stack was not found", tool,
+			(unsigned long long)ar->missing);
+	if (!session__stats(s, st))
+		st_info("%s: %llu events counted in the kernel, %llu sent as records", tool,
+			(unsigned long long)st[ST_STAT_AGG], (unsigned long long)st[ST_STAT_SENT]);
 }
 
 void agg_reader__free(struct agg_reader *ar)

@@ -15,6 +15,7 @@
 
 struct bpf_object;
 struct agg_reader;
+struct session;
 
 /* One count: @ev's identity and depths, @ips its frames; @count events of total @weight. */
 typedef int (*agg_fn)(void *ctx, const struct st_event *ev, const uint64_t *ips,
@@ -38,15 +39,19 @@ struct agg_reader *agg_reader__new(struct bpf_object *obj);
 /**
  * agg_reader__read() - call @fn once per count that grew since the last
  * read, with the growth. A count whose stack cannot be found is counted
- * (agg_reader__missing()) and skipped; it cannot happen while stacks are
+ * (agg_reader__report()) and skipped; it cannot happen while stacks are
  * never deleted.
  *
  * Return: 0, -ENOMEM, or the first non-zero return of @fn.
  */
 int agg_reader__read(struct agg_reader *ar, agg_fn fn, void *ctx);
 
-/** agg_reader__missing() - events whose stored stack was not found. */
-uint64_t agg_reader__missing(const struct agg_reader *ar);
+/**
+ * agg_reader__report() - at exit: a warning if counts were lost (their
+ * stack not found), and with --debug how many events the kernel counted and
+ * how many came as records. NULL @ar is fine.
+ */
+void agg_reader__report(const struct agg_reader *ar, const struct session *s, const char *tool);
 
 /** agg_reader__free() - NULL is fine. */
 void agg_reader__free(struct agg_reader *ar);

@@ -189,21 +189,6 @@ static void count_print(void *ctx)
 	}
 }
 
-/* -v: how the events came, counted in the kernel or as records. */
-static void count_report_agg(const struct count *c)
-{
-	uint64_t st[ST_STAT_MAX];
-	uint64_t missing = c->run.agg_reader ? agg_reader__missing(c->run.agg_reader) : 0;
-
-	if (missing)
-		st_warn("count: %llu in-kernel counts lost: their stack was not found",
-			(unsigned long long)missing);
-	if (!c->run.agg_reader || session__stats(c->run.st.session, st))
-		return;
-	st_info("count: %llu events counted in the kernel, %llu sent as records",
-		(unsigned long long)st[ST_STAT_AGG], (unsigned long long)st[ST_STAT_SENT]);
-}
-
 static int count_run(struct count *c)
 {
 	struct session_opts so = {
@@ -230,7 +215,7 @@ static int count_run(struct count *c)
 	err = session__run(c->run.st.session);
 	count_print(c);
 	events_run__report(&c->run);
-	count_report_agg(c);
+	agg_reader__report(c->run.agg_reader, c->run.st.session, "count");
 	return err || c->err ? 1 : 0;
 }
 
