@@ -67,3 +67,9 @@ expect_eq agg-full-first-merged "$(kernel_count full)" 699
 # 4. -i: each interval reports what the kernel counted since the last read; the sum is N.
 run_traced interval "$CHAIN" $N -- count -f -i 0.2 -p @PID@ t:syscalls:sys_enter_getppid
 expect_eq agg-interval-sum "$(awk 'NF == 2 {s += $2} END {print s}' "$TMP/interval.out")" $N
+
+# 5. The burst that overflows a 4 KiB ring buffer with records (test_losses.sh)
+#    loses nothing when counted in the kernel: all 200000 counted, no drop.
+run_traced burst "$CHAIN" 200000 -- count --ringbuf-kb 4 -U -p @PID@ t:syscalls:sys_enter_getppid
+expect_eq agg-burst-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/burst.out")" 200000
+expect_eq agg-burst-no-drop "$(grep -c 'dropped' "$TMP/burst.err")" 0
