@@ -23,7 +23,7 @@
 #endif
 
 /* Distinct (stack, process, comm) counts the kernel holds by default (--agg-entries). */
-#define ST_AGG_ENTRIES_DEFAULT 16384
+#define ST_AGG_ENTRIES_DEFAULT 65536
 
 /* A count: one stack of one process (and thread, when split) under one comm. */
 struct st_agg_key {

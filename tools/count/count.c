@@ -72,7 +72,7 @@ static const struct argp_option count_options[] = {
 	{ NULL, 0, NULL, 0, "In-kernel counting:", 5 },
 	{ "no-aggregate", OPT_NO_AGG, NULL, 0, "Send every event to user space as a record", 5 },
 	{ "agg-entries", OPT_AGG_ENTRIES, "N", 0,
-	  "Distinct stacks counted in the kernel (default 16384); beyond, events come as records", 5 },
+	  "Distinct stacks counted in the kernel (default 65536); beyond, events come as records", 5 },
 	{},
 };
 
