@@ -6,7 +6,8 @@
  * Two maps. st_agg_stacks holds each distinct stack once, keyed by a 64-bit
  * hash of its depths and frames. st_agg_counts holds the counts, keyed by
  * that hash plus the identity user space reports by (pid, comm, the flags
- * that change a stack's meaning, and the tid when split by thread).
+ * that change a stack's meaning, and the tid when split by thread) and the
+ * process's mappings generation (st_agg_gens).
  *
  * Exact, never merged by mistake: every event whose hash finds a stored
  * stack compares it with its own in full. A different stack under the same
@@ -53,6 +54,38 @@ struct {
 	__type(value, struct st_agg_val);
 } st_agg_counts SEC(".maps");
 
+const volatile struct st_agg_config st_agg_cfg = { .hash_mask = ~0ull };
+
+/*
+ * Mappings generation per process: bumped whenever it execs, maps or unmaps
+ * code (bpf/proc_events.bpf.h), and part of the count key, so a library
+ * unmapped and another mapped at the same addresses counts apart, and its
+ * first event (a record) names it with the mappings of its own time. Never
+ * deleted: a reused pid keeps counting up. Full: generations stop moving
+ * for new processes (their keys still hold pid and comm).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u32);
+} st_agg_gens SEC(".maps");
+
+/* st_agg_mappings_changed() - @pid's code changed: its later events count apart. */
+static __always_inline void st_agg_mappings_changed(__u32 pid)
+{
+	__u32 one = 1, *gen;
+
+	if (!st_agg_cfg.on)
+		return;
+	gen = bpf_map_lookup_elem(&st_agg_gens, &pid);
+	if (gen)
+		__sync_fetch_and_add(gen, 1);
+	else
+		bpf_map_update_elem(&st_agg_gens, &pid, &one, BPF_NOEXIST);
+}
+
 /* The per-CPU working state of one event (map memory: bpf_loop state must not be on the stack). */
 struct st_agg_tmp {
 	__u64 hash;
@@ -67,8 +100,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct st_agg_tmp);
 } st_agg_tmp_map SEC(".maps");
-
-const volatile struct st_agg_config st_agg_cfg = { .hash_mask = ~0ull };
 
 #ifndef EEXIST
 #define EEXIST 17
@@ -169,12 +200,15 @@ static __always_inline bool st_agg_same(struct st_agg_loop *l, __u32 n)
 static __always_inline bool st_agg_count(struct st_event *ev, struct st_agg_tmp *t)
 {
 	struct st_agg_val fresh = { .first_ts = ev->ts }, *v;
+	__u32 *gen;
 	long err;
 
 	t->key.hash = t->hash;
 	t->key.pid = ev->pid;
 	t->key.tid = st_agg_cfg.per_tid ? ev->tid : 0;
 	t->key.flags = ev->flags & (ST_EV_UFAIL | ST_EV_KTHREAD);
+	gen = bpf_map_lookup_elem(&st_agg_gens, &ev->pid);
+	t->key.gen = gen ? *gen : 0;
 	__builtin_memcpy(t->key.comm, ev->comm, ST_COMM_LEN);
 	v = bpf_map_lookup_elem(&st_agg_counts, &t->key);
 	if (!v) {

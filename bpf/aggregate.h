@@ -31,7 +31,8 @@ struct st_agg_key {
 	__u32 pid;
 	__u32 tid;   /* 0 unless st_agg_cfg.per_tid */
 	__u16 flags; /* ST_EV_UFAIL | ST_EV_KTHREAD: the same frames, another meaning */
-	__u16 pad[3];
+	__u16 pad;
+	__u32 gen;   /* the process's mappings generation: the same addresses, other code */
 	char comm[ST_COMM_LEN];
 };
 

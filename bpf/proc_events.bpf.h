@@ -66,6 +66,9 @@ static __always_inline struct st_proc_event *st_proc_record(__u32 pid, __u16 wha
 
 	if (!pe)
 		return NULL;
+	/* Code came or went (exec, map, unmap): in-kernel counts start anew. */
+	if (what != ST_PROC_FORK && what != ST_PROC_EXIT)
+		st_agg_mappings_changed(pid);
 	pe->kind = ST_REC_PROC;
 	pe->what = what;
 	pe->pid = pid;

@@ -213,6 +213,8 @@ static int count_run(struct count *c)
 	if (!c->raw)
 		return 1;
 	err = session__run(c->run.st.session);
+	/* The kernel's counts stop where the records did (the session's stop). */
+	events_run__detach(&c->run);
 	count_print(c);
 	events_run__report(&c->run);
 	agg_reader__report(c->run.agg_reader, c->run.st.session, "count");

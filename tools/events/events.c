@@ -164,6 +164,12 @@ int events_run__start(struct events_run *r, const struct session_opts *so)
 	return 0;
 }
 
+void events_run__detach(struct events_run *r)
+{
+	probe_links__free(r->links);
+	r->links = NULL;
+}
+
 void events_run__report(const struct events_run *r)
 {
 	st_run__report(&r->st);

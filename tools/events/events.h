@@ -59,6 +59,12 @@ int events_run__check(const struct events_run *r, char *err, size_t errlen);
  */
 int events_run__start(struct events_run *r, const struct session_opts *so);
 
+/**
+ * events_run__detach() - detach the probes: the run is over, and counts the
+ * kernel holds stop growing before they are read.
+ */
+void events_run__detach(struct events_run *r);
+
 /** events_run__report() - every loss and check at exit, one stderr line per reason. */
 void events_run__report(const struct events_run *r);
 

@@ -249,6 +249,16 @@ static void profile_print(struct profile *p)
 	report__free(r);
 }
 
+/* The run is over: the counts the kernel holds stop growing before they are read. */
+static void profile__detach(struct profile *p)
+{
+	int i;
+
+	for (i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	p->nlinks = 0;
+}
+
 static int profile_run(struct profile *p)
 {
 	struct session_opts so = {
@@ -279,6 +289,7 @@ static int profile_run(struct profile *p)
 	fprintf(stderr, "Sampling at %llu Hz on %d %s... Hit Ctrl-C to end.\n",
 		(unsigned long long)p->hz, p->nlinks, st_plural(p->nlinks, "CPU", "CPUs"));
 	err = session__run(p->run.session);
+	profile__detach(p);
 	profile_print(p);
 	st_run__report(&p->run);
 	agg_reader__report(p->agg, p->run.session, "profile");
@@ -287,10 +298,7 @@ static int profile_run(struct profile *p)
 
 static void profile_free(struct profile *p)
 {
-	int i;
-
-	for (i = 0; i < p->nlinks; i++)
-		bpf_link__destroy(p->links[i]);
+	profile__detach(p);
 	free(p->links);
 	agg_reader__free(p->agg);
 	st_run__stop(&p->run);
