@@ -22,7 +22,8 @@ as_records() { sed -n 's/^stacktap: offcpu: [0-9]* events counted in the kernel,
 run_wl sync "$W/offcpu_fp" sleep $N $MS -- offcpu --debug -f -U --state S --user-stacks=sync -p @PID@
 expect_eq sync-one-chain "$(grep -c ';nap ' "$TMP/sync.out")" 1
 within sync-time-5pct "$(folded_weight sync "$NAP_CHAIN")" "$(( $(wl_value sync slept_ns) / 1000 ))" 5
-expect_eq sync-naps-in-kernel "$(( $(in_kernel sync) + $(as_records sync) ))" $N
+# Every nap is a block; the workload may block once or twice more (its output).
+at_least sync-naps-counted "$(( $(in_kernel sync) + $(as_records sync) ))" $N
 at_least sync-merged-in-kernel "$(in_kernel sync)" $((N - 2))
 
 # 2. The same with kernel stacks: the exact chain from the system call to __schedule.
