@@ -121,6 +121,7 @@ tracer_cmd() {
 	floor) CMD+=("$FLOOR" "$2") ;;
 	floor-k) CMD+=("$FLOOR" -k "$2") ;;
 	floor-u) CMD+=("$FLOOR" -u "$2") ;;
+	stacktap-rec) CMD+=("$ST" count -d --no-aggregate -p "$2" "t:$TP") ;;
 	bcc) CMD+=(PYTHONUNBUFFERED=1 "$BCC" -d -p "$2" "t:$TP") ;;
 	bpftrace) CMD+=(bpftrace -e "tracepoint:$TP /pid == $2/ { @[kstack, ustack] = count(); }") ;;
 	esac
@@ -395,6 +396,9 @@ main() {
 	# frame pointers only: the same walk bcc and bpftrace do (feature probe)
 	"$ST" count --help 2>/dev/null | grep -q -- '--unwind=' &&
 		TOOLS=(baseline floor stacktap stacktap-fp bcc bpftrace)
+	# every event as a record, as before in-kernel counting (feature probe)
+	"$ST" count --help 2>/dev/null | grep -q -- '--no-aggregate' &&
+		TOOLS=("${TOOLS[@]:0:3}" stacktap-rec "${TOOLS[@]:3}")
 	[ "$VARIANTS" = 1 ] &&
 		TOOLS+=(floor-k floor-u stacktap-K stacktap-U stacktap-U-fp stacktap-defer)
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs" \

@@ -30,6 +30,8 @@
 #include "bpf/ustack.bpf.h"
 #include "bpf/ucopy.bpf.h"
 #include "bpf/deferred.bpf.h"
+/* Counting tools: events counted in the kernel instead of sent. */
+#include "bpf/aggregate.bpf.h"
 
 /* The --unwind-check copy reaches this far above the walk's last sp (a saved rbp above a CFA). */
 #define ST_CHECK_SLACK 64
@@ -159,27 +161,31 @@ static __always_inline __u32 st_copy_bytes(struct st_scratch *s)
 }
 
 /*
- * st_capture() - capture the current event's stacks and send one record.
+ * st_capture_stacks() - capture the current event's stacks into this CPU's
+ * scratch record, held busy: the caller sends it (st_capture_send()) or
+ * keeps it (offcpu keeps it until the switch-in), then releases it.
  * @probe_id: index of the probe spec (the attach cookie)
  * @weight: 1 for an event count, or a time for weighted tools
+ *
+ * Return: the scratch record, or NULL (filtered out, or a nested event: counted).
  */
-static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
+static __always_inline struct st_scratch *st_capture_stacks(void *ctx, __u32 probe_id,
+							    __u64 weight)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, tid = (__u32)id, cpu = bpf_get_smp_processor_id();
 	struct st_scratch *s;
-	__u32 kd, ud;
-	__u64 size;
+	__u32 kd;
 
 	if (!st_wanted(pid, tid, cpu))
-		return 0;
+		return NULL;
 	st_stat_inc(ST_STAT_EVENTS);
 	s = bpf_map_lookup_elem(&st_scratch_map, &cpu);
 	if (!s)
-		return 0;
+		return NULL;
 	if (s->busy) {
 		st_stat_inc(ST_DROP_SCRATCH_BUSY);
-		return 0;
+		return NULL;
 	}
 	s->busy = 1;
 	s->ev.kind = ST_REC_EVENT;
@@ -196,10 +202,25 @@ static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
 	s->check_bytes = 0;
 	bpf_get_current_comm(s->ev.comm, sizeof(s->ev.comm));
 	kd = st_capture_kernel(ctx, s);
-	ud = st_capture_ustack(ctx, s, kd);
+	s->ev.udepth = st_capture_ustack(ctx, s, kd);
 	s->ev.kdepth = kd;
-	s->ev.udepth = ud;
-	size = sizeof(s->ev) + (__u64)(kd + ud) * 8 + st_capture_copy(s, kd + ud, st_copy_bytes(s));
+	return s;
+}
+
+/*
+ * st_capture_send() - count the record of @s in the kernel where it can be
+ * (bpf/aggregate.bpf.h), else send it; then release @s.
+ */
+static __always_inline void st_capture_send(struct st_scratch *s)
+{
+	__u32 n = (__u32)s->ev.kdepth + s->ev.udepth;
+	__u64 size;
+
+	if (st_agg_event(&s->ev, s->want_copy || s->check_bytes)) {
+		s->busy = 0;
+		return;
+	}
+	size = sizeof(s->ev) + (__u64)n * 8 + st_capture_copy(s, n, st_copy_bytes(s));
 	/* The bound must sit on the register that is used: keep clang from copying it. */
 	barrier_var(size);
 	if (size > sizeof(s->ev) + sizeof(s->ips) + sizeof(s->copy))
@@ -209,6 +230,15 @@ static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
 	else
 		st_stat_inc(ST_STAT_SENT);
 	s->busy = 0;
+}
+
+/* st_capture() - capture the current event's stacks and send (or count) them. */
+static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
+{
+	struct st_scratch *s = st_capture_stacks(ctx, probe_id, weight);
+
+	if (s)
+		st_capture_send(s);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bpf/ustack.bpf.h" /* st_uprocs: a fork copies its parent's entry, exec drops it */
+#include "bpf/aggregate.bpf.h" /* st_agg_mappings_changed(): counts of changed code kept apart */
 
 #ifndef ST_PROT_EXEC
 #define ST_PROT_EXEC 0x4 /* PROT_EXEC */
@@ -67,6 +68,9 @@ static __always_inline struct st_proc_event *st_proc_record(__u32 pid, __u16 wha
 
 	if (!pe)
 		return NULL;
+	/* Code came or went (exec, map, unmap): in-kernel counts start anew. */
+	if (what != ST_PROC_FORK && what != ST_PROC_EXIT)
+		st_agg_mappings_changed(pid);
 	pe->kind = ST_REC_PROC;
 	pe->what = what;
 	pe->pid = pid;

@@ -201,6 +201,11 @@ enum st_stat {
 	ST_STAT_DEFER_FULL,     /* request table full: captured synchronously */
 	ST_DROP_USTACK_RINGBUF, /* deferred user stack lost: ring buffer full */
 	ST_DROP_PROC_RINGBUF,   /* process exec/map/exit record lost: ring buffer full */
+	/* In-kernel aggregation (bpf/aggregate.bpf.h): not losses, each event is counted once. */
+	ST_STAT_AGG,            /* events merged into a count in the kernel, no record sent */
+	ST_STAT_AGG_FULL,       /* sent as a record: an aggregation map was full */
+	ST_STAT_AGG_COLLIDE,    /* sent as a record: another stack holds its hash */
+	ST_STAT_AGG_DEEP,       /* sent as a record: deeper than a stored stack holds */
 	ST_STAT_MAX,
 };
 

@@ -74,6 +74,12 @@ static int raw__push_ts(struct raw_stacks *rs, uint64_t ts)
 int raw_stacks__add(struct raw_stacks *rs, const struct st_event *ev, const uint64_t *ips,
 		    uint64_t weight)
 {
+	return raw_stacks__merge(rs, ev, ips, 1, weight);
+}
+
+int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const uint64_t *ips,
+		      uint64_t count, uint64_t weight)
+{
 	size_t n = ev->kdepth + ev->udepth, len = sizeof(struct raw_key) + n * 8;
 	struct raw_key *k = calloc(1, len);
 	struct stack_entry *e;
@@ -88,11 +94,12 @@ int raw_stacks__add(struct raw_stacks *rs, const struct st_event *ev, const uint
 	k->epoch = ev->udepth ? procs__epoch(symbolizer__procs(rs->sym), ev->pid, ev->ts) : 0;
 	memcpy(k->comm, ev->comm, ST_COMM_LEN);
 	memcpy(k->ips, ips, n * 8);
-	e = stack_store__add(rs->store, k, len, weight);
+	e = stack_store__merge(rs->store, k, len, count, weight);
 	free(k);
-	if (!e || (e->count == 1 && raw__push_ts(rs, ev->ts)))
+	/* New: its first events' count is all it has. */
+	if (!e || (e->count == count && raw__push_ts(rs, ev->ts)))
 		return -ENOMEM;
-	rs->total++;
+	rs->total += count;
 	return 0;
 }
 

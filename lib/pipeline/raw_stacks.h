@@ -37,6 +37,15 @@ int raw_stacks__add(struct raw_stacks *rs, const struct st_event *ev, const uint
 		    uint64_t weight);
 
 /**
+ * raw_stacks__merge() - count @ev @count times at once, with @weight in
+ * all (@count > 0): a count the kernel aggregated (lib/session/aggregate.h).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const uint64_t *ips,
+		      uint64_t count, uint64_t weight);
+
+/**
  * raw_stacks__report() - decode every distinct stack, name them in batches
  * (symbolizer__name()) with @sym (the one given to raw_stacks__new()), and
  * add them to @r.

@@ -116,6 +116,14 @@ void session_losses_print(FILE *f, const struct session_losses *now,
 	losses__line(f, prefix, now->stats[ST_STAT_USYNC] - z->stats[ST_STAT_USYNC], "user stack",
 		     "user stacks", "taken at the event in deferred mode (uprobe, exiting task, or "
 				    "process not loaded yet)");
+	losses__line(f, prefix, now->stats[ST_STAT_AGG_FULL] - z->stats[ST_STAT_AGG_FULL], "event",
+		     "events", "sent as records, not counted in the kernel: its map was full "
+			       "(--agg-entries)");
+	losses__line(f, prefix, now->stats[ST_STAT_AGG_COLLIDE] - z->stats[ST_STAT_AGG_COLLIDE],
+		     "event", "events", "sent as records, not counted in the kernel: another stack "
+					"holds its hash");
+	losses__line(f, prefix, now->stats[ST_STAT_AGG_DEEP] - z->stats[ST_STAT_AGG_DEEP], "event",
+		     "events", "sent as records, not counted in the kernel: stack too deep to store");
 	/* Not a loss: how many walks served how many events (one per kernel entry). */
 	walks = now->stats[ST_STAT_UWALKS] - z->stats[ST_STAT_UWALKS];
 	events = now->deferred_events - z->deferred_events;

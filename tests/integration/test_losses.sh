@@ -9,7 +9,8 @@ rm -f "$TMP/go"; mkfifo "$TMP/go"
 "$W/chain_fp" $N "$TMP/go" > "$TMP/w" &
 wpid=$!; ST_PIDS+=("$wpid")
 wait_for_line "$TMP/w" '^ready' || fail overflow-setup "workload not ready"
-"$ST" count --ringbuf-kb 4 -p "$wpid" t:syscalls:sys_enter_getppid > "$TMP/out" 2> "$TMP/err" &
+# Every event as a record (--no-aggregate): counted in the kernel, none would overflow it.
+"$ST" count --ringbuf-kb 4 --no-aggregate -p "$wpid" t:syscalls:sys_enter_getppid > "$TMP/out" 2> "$TMP/err" &
 spid=$!; ST_PIDS+=("$spid")
 wait_for_line "$TMP/err" '^Tracing' || fail overflow-setup "tracer not attached"
 echo go > "$TMP/go"

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stacktap count: frequency-count the distinct kernel+user stacks of events,
- * like bcc's stackcount. Records are deduplicated exactly on their raw
- * addresses as they arrive (lib/pipeline/raw_stacks.c); symbolization happens
- * once per distinct stack, at print time, and stacks whose names are
- * identical are merged then.
+ * like bcc's stackcount. Events are counted exactly in the kernel where they
+ * can be (bpf/aggregate.bpf.h), read at each interval and at exit; the rest
+ * arrive as records. Both are deduplicated exactly on their raw addresses
+ * (lib/pipeline/raw_stacks.c); symbolization happens once per distinct
+ * stack, at print time, and stacks whose names are identical are merged then.
  */
 #include <argp.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "lib/out/render.h"
 #include "lib/pipeline/raw_stacks.h"
 #include "lib/report/report.h"
+#include "lib/session/aggregate.h"
 #include "lib/util/log.h"
 #include "lib/util/parse.h"
 #include "src/commands.h"
@@ -55,9 +57,14 @@ static const char doc[] =
 	"  stacktap count --unwind=fp u:c:qsort          # frame pointers, as bcc\n"
 	"  stacktap count --unwind=copy -p 185 u:c:free  # copies unwound here\n"
 	"  stacktap count --unwind-check -p 185 u:c:malloc   # BPF walk vs a copy\n"
-	"  stacktap count --user-stacks=deferred t:syscalls:sys_enter_read\n";
+	"  stacktap count --user-stacks=deferred t:syscalls:sys_enter_read\n"
+	"  stacktap count --no-aggregate u:c:malloc      # every event as a record\n"
+	"  stacktap count --agg-entries 65536 -a u:c:malloc  # many distinct stacks\n";
 
-enum { OPT_FOLDED = 'f' };
+enum { OPT_FOLDED = 'f', OPT_NO_AGG = 0x200, OPT_AGG_ENTRIES };
+
+/* Test-only: keep this many bits of the in-kernel stack hash, to force collisions. */
+#define COUNT_HASH_BITS_ENV "STACKTAP_TEST_AGG_HASH_BITS"
 
 static const struct argp_option count_options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 4 },
@@ -66,6 +73,10 @@ static const struct argp_option count_options[] = {
 	{ "folded", OPT_FOLDED, NULL, 0, "Folded output, as flamegraph.pl reads it (--format folded)", 4 },
 	{ "annotate", 'a', NULL, 0, "With -f, mark kernel frames with a _[k] suffix", 4 },
 	{ "interval", 'i', "SECONDS", 0, "Print and reset the counts every interval", 4 },
+	{ NULL, 0, NULL, 0, "In-kernel counting:", 5 },
+	{ "no-aggregate", OPT_NO_AGG, NULL, 0, "Send every event to user space as a record", 5 },
+	{ "agg-entries", OPT_AGG_ENTRIES, "N", 0,
+	  "Distinct stacks counted in the kernel (default 65536); beyond, events come as records", 5 },
 	{},
 };
 
@@ -73,6 +84,7 @@ static error_t count_parse(int key, char *arg, struct argp_state *state)
 {
 	struct count *c = state->input;
 	char err[256];
+	uint64_t n;
 
 	switch (key) {
 	case ARGP_KEY_INIT: state->child_inputs[0] = &c->run.common; break;
@@ -80,6 +92,12 @@ static error_t count_parse(int key, char *arg, struct argp_state *state)
 	case 'P': c->per_pid = true; break;
 	case OPT_FOLDED: c->run.common.format_name = "folded"; break;
 	case 'a': c->annotate = true; break;
+	case OPT_NO_AGG: c->run.agg.on = 0; break;
+	case OPT_AGG_ENTRIES:
+		if (parse_u64(arg, 1, 1u << 24, &n))
+			argp_failure(state, 2, 0, "agg-entries '%s': want 1 to %u", arg, 1u << 24);
+		c->run.agg_entries = (uint32_t)n;
+		break;
 	case 'i':
 		if (parse_seconds(arg, &c->interval_ns) || !c->interval_ns)
 			argp_failure(state, 2, 0, "interval '%s': want a positive number of seconds", arg);
@@ -110,6 +128,15 @@ static int count_on_event(void *ctx, const struct st_event *ev, const uint64_t *
 
 	c->err = raw_stacks__add(c->raw, ev, ips, ev->weight);
 	return c->err ? 1 : 0;
+}
+
+/* A count the kernel aggregated: one entry, @count events at once. */
+static int count_on_agg(void *ctx, const struct st_event *ev, const uint64_t *ips,
+			uint64_t count, uint64_t weight)
+{
+	struct count *c = ctx;
+
+	return raw_stacks__merge(c->raw, ev, ips, count, weight);
 }
 
 /*
@@ -148,6 +175,10 @@ static void count_print(void *ctx)
 
 	if (c->interval_ns)
 		count_interval_header(c, stamp, sizeof(stamp));
+	if (c->run.agg_reader && (err = agg_reader__read(c->run.agg_reader, count_on_agg, c))) {
+		st_err("count: reading the in-kernel counts: %s", strerror(-err));
+		c->err = err;
+	}
 	if (!r || report__set_info(r, &info) || raw_stacks__report(c->raw, c->run.st.sym, r)) {
 		st_err("count: out of memory while building the report");
 		c->err = -ENOMEM;
@@ -187,9 +218,22 @@ static int count_run(struct count *c)
 	if (!c->raw)
 		return 1;
 	err = session__run(c->run.st.session);
+	/* The kernel's counts stop where the records did (the session's stop). */
+	events_run__detach(&c->run);
 	count_print(c);
 	events_run__report(&c->run);
+	agg_reader__report(c->run.agg_reader, c->run.st.session, "count");
 	return err || c->err ? 1 : 0;
+}
+
+static uint64_t count_hash_mask(void)
+{
+	const char *bits = getenv(COUNT_HASH_BITS_ENV);
+	uint64_t n;
+
+	if (!bits || parse_u64(bits, 0, 63, &n))
+		return ~0ull;
+	return (1ull << n) - 1;
 }
 
 int count_main(int argc, char **argv)
@@ -210,6 +254,7 @@ int count_main(int argc, char **argv)
 	 * still asks for it.
 	 */
 	c.run.common.user_stacks = CLI_USTACKS_SYNC;
+	c.run.agg = (struct st_agg_config){ .on = 1, .hash_mask = count_hash_mask() };
 	c.run.common.formats = OUT_FMTS_STACKS;
 	ret = argp_parse(&argp, argc, argv, 0, NULL, &c);
 	if (ret)

@@ -8,8 +8,10 @@
 
 #include <bpf/libbpf.h>
 
+#include "bpf/aggregate.h" /* the skeleton names struct st_agg_config */
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/events.skel.h"
+#include "lib/session/aggregate.h"
 #include "lib/probe/attach.h"
 #include "lib/session/capture_maps.h"
 #include "lib/util/log.h"
@@ -121,8 +123,11 @@ static int events__load(struct events_run *r)
 	}
 	st_common_opts__config(&r->common, &cfg);
 	r->skel->rodata->st_cfg = cfg;
+	r->skel->rodata->st_agg_cfg = r->agg;
 	events__autoload(r);
 	err = capture_maps_size(r->skel->obj, &r->common);
+	if (!err && r->agg.on && r->agg_entries)
+		err = agg_size(r->skel->obj, r->agg_entries);
 	if (!err)
 		err = events_bpf__load(r->skel);
 	if (err)
@@ -140,6 +145,8 @@ int events_run__start(struct events_run *r, const struct session_opts *so)
 	err = events__load(r);
 	if (!err)
 		err = st_run__start(&r->st, r->skel->obj, &r->common, so);
+	if (!err && r->agg.on && !(r->agg_reader = agg_reader__new(r->skel->obj)))
+		err = -errno;
 	if (err)
 		return err;
 	progs = (struct probe_progs){
@@ -159,6 +166,12 @@ int events_run__start(struct events_run *r, const struct session_opts *so)
 	return 0;
 }
 
+void events_run__detach(struct events_run *r)
+{
+	probe_links__free(r->links);
+	r->links = NULL;
+}
+
 void events_run__report(const struct events_run *r)
 {
 	st_run__report(&r->st);
@@ -174,6 +187,7 @@ void events_run__stop(struct events_run *r)
 	size_t i;
 
 	probe_links__free(r->links);
+	agg_reader__free(r->agg_reader);
 	st_run__stop(&r->st);
 	events_bpf__destroy(r->skel);
 	for (i = 0; i < r->nspecs; i++)

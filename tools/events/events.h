@@ -8,6 +8,7 @@
 #ifndef ST_TOOLS_EVENTS_H
 #define ST_TOOLS_EVENTS_H
 
+#include "bpf/aggregate.h"
 #include "lib/probe/spec.h"
 #include "lib/session/cli.h"
 #include "lib/session/run.h"
@@ -15,6 +16,7 @@
 #include "lib/sym/symbolizer.h"
 
 struct events_bpf;
+struct agg_reader;
 struct probe_links;
 
 struct events_run {
@@ -24,6 +26,9 @@ struct events_run {
 	struct events_bpf *skel;
 	struct probe_links *links;
 	struct st_run st; /* registry, symbolizer, tables, session: lib/session/run.h */
+	struct st_agg_config agg; /* in-kernel aggregation (count); off for snoop */
+	uint32_t agg_entries;     /* its maps' size; 0: the default */
+	struct agg_reader *agg_reader; /* with agg.on, once started */
 };
 
 /**
@@ -53,6 +58,12 @@ int events_run__check(const struct events_run *r, char *err, size_t errlen);
  * -errno for run-time failures (exit 1). Nothing stays attached on failure.
  */
 int events_run__start(struct events_run *r, const struct session_opts *so);
+
+/**
+ * events_run__detach() - detach the probes: the run is over, and counts the
+ * kernel holds stop growing before they are read.
+ */
+void events_run__detach(struct events_run *r);
 
 /** events_run__report() - every loss and check at exit, one stderr line per reason. */
 void events_run__report(const struct events_run *r);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stacktap offcpu: at a task's switch-out (sched_switch, in the task
- * itself) its stacks go through the capture library, user stack deferred to
- * its return to user space; at its switch-in the time it was off the CPU
- * goes out as a struct offcpu_wake naming that switch-out.
+ * itself) the capture library takes its stacks, the user stack deferred to
+ * its return to user space, and the record is kept per task; at its
+ * switch-in the time it was off the CPU becomes the record's weight and
+ * the record is counted in the kernel (bpf/aggregate.bpf.h) or sent: one
+ * record per block, paired here, never in user space.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -19,16 +21,20 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set before load by tools/offcpu/offcpu.c. */
 const volatile __u32 offcpu_states = 0;                    /* bits of enum offcpu_state; 0: all */
 const volatile __u32 offcpu_threads = OFFCPU_ALL_THREADS; /* -u / -k */
+const volatile __u64 offcpu_min_ns = 0;                    /* -m */
+const volatile __u64 offcpu_max_ns = ~0ull;                /* -M */
 
 /*
- * Tasks off the CPU now, by tid: their switch-out time. Full: the
- * switch-out is not recorded at all (no record without its switch-in).
+ * Tasks off the CPU now, by tid: the switch-out's record (its time in
+ * ev.ts, its stacks), until the switch-in brings the time off the CPU.
+ * Full: the switch-out is not recorded at all. Allocated as used.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct offcpu_block);
 } offcpu_start SEC(".maps");
 
 #define OFFCPU_TASK_INTERRUPTIBLE 0x1 /* include/linux/sched.h */
@@ -67,34 +73,62 @@ static __always_inline bool offcpu__wanted(bool preempt, struct task_struct *pre
 	return st_wanted(prev->tgid, prev->pid, bpf_get_smp_processor_id());
 }
 
+/* The block of @next is over: its time off the CPU is the record's weight. */
 static __always_inline void offcpu__switch_in(struct task_struct *next)
 {
-	__u32 tid = next->pid;
-	struct offcpu_wake w = { .kind = OFFCPU_REC_WAKE, .tid = tid };
-	__u64 *span = bpf_map_lookup_elem(&offcpu_start, &tid);
+	__u32 tid = next->pid, n;
+	struct offcpu_block *b = bpf_map_lookup_elem(&offcpu_start, &tid);
+	__u64 delta;
 
-	if (!span)
+	if (!b)
 		return;
-	w.span = *span;
-	w.delta = bpf_ktime_get_ns() - w.span;
+	delta = bpf_ktime_get_ns() - b->ev.ts;
+	if (delta >= offcpu_min_ns && delta <= offcpu_max_ns) {
+		b->ev.weight = delta;
+		n = (__u32)b->ev.kdepth + b->ev.udepth;
+		if (n > OFFCPU_FRAMES)
+			n = OFFCPU_FRAMES;
+		if (!st_agg_event(&b->ev, false)) {
+			if (bpf_ringbuf_output(&st_events, &b->ev, sizeof(b->ev) + n * 8,
+					       st_rb_flags()))
+				st_stat_inc(ST_DROP_RINGBUF_FULL);
+			else
+				st_stat_inc(ST_STAT_SENT);
+		}
+	}
 	bpf_map_delete_elem(&offcpu_start, &tid);
-	if (bpf_ringbuf_output(&st_events, &w, sizeof(w), 0))
-		st_stat_inc(ST_DROP_RINGBUF_FULL);
+}
+
+/*
+ * Keeps the switch-out's record of @s for the switch-in. Frames beyond a
+ * block's room are cut from the user stack and counted as truncated.
+ */
+static __always_inline void offcpu__switch_out(struct st_scratch *s)
+{
+	__u32 tid = s->ev.tid;
+
+	if ((__u32)s->ev.kdepth + s->ev.udepth > OFFCPU_FRAMES) {
+		s->ev.udepth = s->ev.kdepth < OFFCPU_FRAMES ? OFFCPU_FRAMES - s->ev.kdepth : 0;
+		s->ev.flags |= ST_EV_UTRUNC;
+		st_stat_inc(ST_STAT_UTRUNC);
+	}
+	/* The record's header is followed by its frames in the scratch: a block's layout. */
+	bpf_map_update_elem(&offcpu_start, &tid, &s->ev, BPF_ANY);
+	s->busy = 0;
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(st_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u32 tid = prev->pid;
-	__u64 span;
+	struct st_scratch *s;
 
 	offcpu__switch_in(next);
 	if (!offcpu__wanted(preempt, prev, prev_state))
 		return 0;
-	span = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&offcpu_start, &tid, &span, BPF_ANY))
-		return 0;
 	/* prev is the current task here: the capture library sees its stacks. */
-	return st_capture(ctx, 0, span);
+	s = st_capture_stacks(ctx, 0, 0);
+	if (s)
+		offcpu__switch_out(s);
+	return 0;
 }

@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stacktap offcpu: where tasks block and for how long, like bcc's
- * offcputime. Each switch-out (its kernel stack, its user stack deferred to
- * the return to user space) is paired with its switch-in, which brings the
- * time off the CPU; blocked time is summed per distinct (user stack, kernel
- * stack) and shown in microseconds.
- *
- * Pairing. The switch-out is an st_event whose weight is its span id; the
- * switch-in an offcpu_wake with the same (tid, span). In deferred mode the
- * event waits in the joiner for its user stack, which comes only once the
- * task runs again, so the switch-in usually arrives first; in sync mode the
- * event does. Whichever half comes first waits in a table here, bounded by
- * OFFCPU_PAIRS_MAX; halves still unpaired at exit are counted.
+ * offcputime. Each switch-out's stacks (its kernel stack, its user stack
+ * deferred to the return to user space) are kept in the kernel until the
+ * switch-in, which makes the time off the CPU the record's weight
+ * (tools/offcpu/offcpu.bpf.c): one record per block, joined to its user
+ * stack by the session's one joiner, or counted in the kernel when it needs
+ * no join (bpf/aggregate.bpf.h, read at exit). Blocked time is summed per
+ * distinct (user stack, kernel stack) and shown in microseconds.
  */
 #include <argp.h>
 #include <errno.h>
@@ -20,10 +16,12 @@
 
 #include <bpf/libbpf.h>
 
+#include "bpf/aggregate.h" /* the skeleton names struct st_agg_config */
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/offcpu.skel.h"
 #include "lib/out/render.h"
 #include "lib/pipeline/raw_stacks.h"
+#include "lib/session/aggregate.h"
 #include "lib/session/capture_maps.h"
 #include "lib/session/run.h"
 #include "lib/util/log.h"
@@ -31,19 +29,8 @@
 #include "src/commands.h"
 #include "tools/offcpu/offcpu.h"
 
-/* Halves waiting for their partner: the threads blocked at once, plus the joiner's backlog. */
-#define OFFCPU_PAIRS_MAX (1u << 20)
-#define OFFCPU_BUCKETS 65536 /* a power of two */
 /* Kernel frames of the tracing plumbing above __schedule: the program, bpf_trace_run4. */
 #define OFFCPU_KSKIP 2
-
-struct pair {
-	struct pair *next;
-	uint32_t tid;
-	uint64_t span;
-	uint64_t delta;      /* ns; 0: the switch-in has not come */
-	struct st_event *ev; /* a copy with its ips; NULL: the switch-out has not come */
-};
 
 struct offcpu {
 	struct st_common_opts common;
@@ -55,9 +42,7 @@ struct offcpu {
 	struct bpf_link *link;
 	struct st_run run;
 	struct raw_stacks *raw;
-	struct pair *pairs[OFFCPU_BUCKETS];
-	size_t npairs;
-	uint64_t filtered, no_room;
+	struct agg_reader *agg;
 	FILE *out;
 	int err;
 };
@@ -150,112 +135,22 @@ static error_t offcpu_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static size_t offcpu__bucket(uint32_t tid, uint64_t span)
-{
-	return (size_t)(((span ^ ((uint64_t)tid << 40)) * 0x9e3779b97f4a7c15ull) >> 48) &
-	       (OFFCPU_BUCKETS - 1);
-}
-
-/* The waiting half of (tid, span), created when @create; NULL when full or absent. */
-static struct pair *offcpu__pair(struct offcpu *o, uint32_t tid, uint64_t span, bool create)
-{
-	struct pair **pp = &o->pairs[offcpu__bucket(tid, span)], *p;
-
-	for (p = *pp; p; p = p->next)
-		if (p->tid == tid && p->span == span)
-			return p;
-	if (!create)
-		return NULL;
-	if (o->npairs >= OFFCPU_PAIRS_MAX) {
-		o->no_room++;
-		return NULL;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->tid = tid;
-	p->span = span;
-	p->next = *pp;
-	*pp = p;
-	o->npairs++;
-	return p;
-}
-
-static void offcpu__unlink(struct offcpu *o, struct pair *p)
-{
-	struct pair **pp = &o->pairs[offcpu__bucket(p->tid, p->span)];
-
-	while (*pp != p)
-		pp = &(*pp)->next;
-	*pp = p->next;
-	o->npairs--;
-	free(p->ev);
-	free(p);
-}
-
-/* Both halves are here: count the block if it passes -m/-M. */
-static int offcpu__account(struct offcpu *o, const struct st_event *ev, const uint64_t *ips,
-			   uint64_t delta)
-{
-	uint64_t us = delta / 1000;
-
-	if (us < o->min_us || (o->max_us && us > o->max_us)) {
-		o->filtered++;
-		return 0;
-	}
-	return raw_stacks__add(o->raw, ev, ips, delta);
-}
-
+/* A block: the time off the CPU is the event's weight (-m/-M applied in BPF). */
 static int offcpu_on_event(void *ctx, const struct st_event *ev, const uint64_t *ips)
 {
 	struct offcpu *o = ctx;
-	size_t n = ev->kdepth + ev->udepth;
-	struct pair *p = offcpu__pair(o, ev->tid, ev->weight, true);
 
-	if (!p)
-		return 0;
-	if (p->delta) {
-		o->err = offcpu__account(o, ev, ips, p->delta);
-		offcpu__unlink(o, p);
-		return o->err ? 1 : 0;
-	}
-	p->ev = malloc(sizeof(*ev) + n * 8);
-	if (!p->ev) {
-		o->err = -ENOMEM;
-		return 1;
-	}
-	memcpy(p->ev, ev, sizeof(*ev));
-	memcpy(p->ev + 1, ips, n * 8);
-	return 0;
+	o->err = raw_stacks__add(o->raw, ev, ips, ev->weight);
+	return o->err ? 1 : 0;
 }
 
-static int offcpu_on_record(void *ctx, const void *data, size_t size)
+/* Blocks the kernel counted: @count of them, @weight ns in all. */
+static int offcpu_on_agg(void *ctx, const struct st_event *ev, const uint64_t *ips,
+			 uint64_t count, uint64_t weight)
 {
 	struct offcpu *o = ctx;
-	const struct offcpu_wake *w = data;
-	struct pair *p;
 
-	if (size < sizeof(*w) || w->kind != OFFCPU_REC_WAKE)
-		return 0;
-	p = offcpu__pair(o, w->tid, w->span, true);
-	if (!p)
-		return 0;
-	if (p->ev) {
-		o->err = offcpu__account(o, p->ev, (const uint64_t *)(p->ev + 1), w->delta);
-		offcpu__unlink(o, p);
-		return o->err ? 1 : 0;
-	}
-	p->delta = w->delta ? w->delta : 1;
-	return 0;
-}
-
-static void offcpu__drop_unpaired(struct offcpu *o)
-{
-	size_t b;
-
-	for (b = 0; b < OFFCPU_BUCKETS; b++)
-		while (o->pairs[b])
-			offcpu__unlink(o, o->pairs[b]);
+	return raw_stacks__merge(o->raw, ev, ips, count, weight);
 }
 
 static void offcpu_print(struct offcpu *o)
@@ -275,6 +170,10 @@ static void offcpu_print(struct offcpu *o)
 	};
 	int err;
 
+	if (o->agg && (err = agg_reader__read(o->agg, offcpu_on_agg, o))) {
+		st_err("offcpu: reading the in-kernel counts: %s", strerror(-err));
+		o->err = err;
+	}
 	if (!r || report__set_info(r, &info) || raw_stacks__report(o->raw, o->run.sym, r)) {
 		st_err("offcpu: out of memory while building the report");
 		o->err = -ENOMEM;
@@ -284,18 +183,6 @@ static void offcpu_print(struct offcpu *o)
 		o->err = err;
 	}
 	report__free(r);
-}
-
-/*
- * Halves left unpaired at exit are not losses: tasks still off the CPU, or a
- * switch-in after the stop whose switch-out the drain no longer wanted (a
- * record the ring buffer lost is counted there).
- */
-static void offcpu_report(const struct offcpu *o)
-{
-	if (o->no_room)
-		fprintf(stderr, "stacktap: %llu blocks lost: pairing table full\n",
-			(unsigned long long)o->no_room);
 }
 
 static int offcpu__load(struct offcpu *o)
@@ -311,9 +198,14 @@ static int offcpu__load(struct offcpu *o)
 	}
 	st_common_opts__config(&o->common, &cfg);
 	cfg.kskip = OFFCPU_KSKIP;
+	/* A switch-out is kept until its switch-in: a stack copy does not fit in the block. */
+	cfg.copy_fallback = 0;
 	o->skel->rodata->st_cfg = cfg;
+	o->skel->rodata->st_agg_cfg = (struct st_agg_config){ .on = 1, .hash_mask = ~0ull };
 	o->skel->rodata->offcpu_states = o->states;
 	o->skel->rodata->offcpu_threads = o->threads;
+	o->skel->rodata->offcpu_min_ns = o->min_us * 1000;
+	o->skel->rodata->offcpu_max_ns = o->max_us ? o->max_us * 1000 : ~0ull;
 	err = capture_maps_size(o->skel->obj, &o->common);
 	if (!err)
 		err = offcpu_bpf__load(o->skel);
@@ -329,7 +221,6 @@ static int offcpu_run(struct offcpu *o)
 		.duration_ns = o->common.duration_ns,
 		.target_pid = o->common.pid ? o->common.pid : o->common.tid,
 		.on_event = offcpu_on_event,
-		.on_record = offcpu_on_record,
 		.ctx = o,
 	};
 	int err;
@@ -344,6 +235,8 @@ static int offcpu_run(struct offcpu *o)
 		err = st_run__start(&o->run, o->skel->obj, &o->common, &so);
 	if (!err && !(o->raw = raw_stacks__new(o->run.sym)))
 		err = -ENOMEM;
+	if (!err && !(o->agg = agg_reader__new(o->skel->obj)))
+		err = -errno;
 	if (err)
 		return 1;
 	o->link = bpf_program__attach(o->skel->progs.st_offcpu_switch);
@@ -356,10 +249,9 @@ static int offcpu_run(struct offcpu *o)
 	err = session__run(o->run.session);
 	bpf_link__destroy(o->link);
 	o->link = NULL;
-	offcpu__drop_unpaired(o);
 	offcpu_print(o);
 	st_run__report(&o->run);
-	offcpu_report(o);
+	agg_reader__report(o->agg, o->run.session, "offcpu");
 	return err || o->err ? 1 : 0;
 }
 
@@ -381,7 +273,7 @@ int offcpu_main(int argc, char **argv)
 	else
 		ret = 2;
 	bpf_link__destroy(o->link);
-	offcpu__drop_unpaired(o);
+	agg_reader__free(o->agg);
 	st_run__stop(&o->run);
 	offcpu_bpf__destroy(o->skel);
 	raw_stacks__free(o->raw);

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Wire format of stacktap offcpu, beside the capture library's records in
- * the same ring buffer. A switch-out is an ordinary st_event whose weight is
- * its span id (the switch-out time); the switch-in names that span and
- * brings the time the task was off the CPU. User space pairs the two by
- * (tid, span), whichever comes first (tools/offcpu/offcpu.c).
+ * Wire structs of stacktap offcpu: the per-task block the BPF side keeps
+ * from a switch-out to its switch-in (tools/offcpu/offcpu.bpf.c). What
+ * reaches user space is an ordinary st_event whose weight is the time off
+ * the CPU, or a count of them (bpf/aggregate.bpf.h).
  */
 #ifndef ST_TOOLS_OFFCPU_H
 #define ST_TOOLS_OFFCPU_H
@@ -13,15 +12,18 @@
 #include <linux/types.h>
 #endif
 
-/* Record kinds of this tool: above every ST_REC_* of bpf/record.h. */
-#define OFFCPU_REC_WAKE 0x100
+#include "bpf/record.h"
 
-struct offcpu_wake {
-	__u16 kind; /* OFFCPU_REC_WAKE */
-	__u16 pad;
-	__u32 tid;
-	__u64 span;  /* the switch-out's weight: its time */
-	__u64 delta; /* ns off the CPU */
+/*
+ * A blocked task's switch-out record: kernel frames (and user frames when
+ * captured at the event) up to OFFCPU_FRAMES; a deeper user stack is cut
+ * there and flagged ST_EV_UTRUNC. 256 frames: a 2 KiB block per task.
+ */
+#define OFFCPU_FRAMES 256
+
+struct offcpu_block {
+	struct st_event ev; /* ts: the switch-out; weight: the time off the CPU, at the switch-in */
+	__u64 ips[OFFCPU_FRAMES];
 };
 
 /* --state: which switch-outs count, one bit per class of prev's state. */

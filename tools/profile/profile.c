@@ -2,7 +2,9 @@
 /*
  * stacktap profile: sample on-CPU stacks at a fixed frequency with perf
  * cpu-clock events, like bcc's profile. Samples are counted per distinct
- * stack exactly (lib/pipeline/raw_stacks.h) and printed as count prints them.
+ * stack exactly, in the kernel where the user stack needs no join
+ * (bpf/aggregate.bpf.h: kernel threads, -K, --user-stacks=sync), else in
+ * lib/pipeline/raw_stacks.h, and printed as count prints them.
  */
 #include <argp.h>
 #include <errno.h>
@@ -17,10 +19,12 @@
 #include <linux/magic.h>
 #include <linux/perf_event.h>
 
+#include "bpf/aggregate.h" /* the skeleton names struct st_agg_config */
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/profile.skel.h"
 #include "lib/out/render.h"
 #include "lib/pipeline/raw_stacks.h"
+#include "lib/session/aggregate.h"
 #include "lib/session/capture_maps.h"
 #include "lib/session/run.h"
 #include "lib/util/log.h"
@@ -41,6 +45,7 @@ struct profile {
 	int nlinks;
 	struct st_run run;
 	struct raw_stacks *raw;
+	struct agg_reader *agg;
 	FILE *out;
 	int err;
 };
@@ -137,6 +142,8 @@ static int profile__load(struct profile *p)
 	}
 	st_common_opts__config(&p->common, &cfg);
 	p->skel->rodata->st_cfg = cfg;
+	/* Samples whose user stack needs no join are counted in the kernel. */
+	p->skel->rodata->st_agg_cfg = (struct st_agg_config){ .on = 1, .hash_mask = ~0ull };
 	p->skel->rodata->profile_idle = p->idle;
 	p->skel->rodata->profile_cgroup = p->cgroup_id;
 	err = capture_maps_size(p->skel->obj, &p->common);
@@ -201,6 +208,16 @@ static int profile_on_event(void *ctx, const struct st_event *ev, const uint64_t
 	return p->err ? 1 : 0;
 }
 
+/* Samples the kernel counted (bpf/aggregate.bpf.h): @count periods at once. */
+static int profile_on_agg(void *ctx, const struct st_event *ev, const uint64_t *ips,
+			  uint64_t count, uint64_t weight)
+{
+	struct profile *p = ctx;
+
+	(void)weight; /* 1 a sample: the period is known here */
+	return raw_stacks__merge(p->raw, ev, ips, count, count * (1000000000ull / p->hz));
+}
+
 static void profile_print(struct profile *p)
 {
 	struct report *r = report__new((p->per_pid ? REPORT_BY_PID : 0) |
@@ -218,6 +235,10 @@ static void profile_print(struct profile *p)
 	};
 	int err;
 
+	if (p->agg && (err = agg_reader__read(p->agg, profile_on_agg, p))) {
+		st_err("profile: reading the in-kernel counts: %s", strerror(-err));
+		p->err = err;
+	}
 	if (!r || report__set_info(r, &info) || raw_stacks__report(p->raw, p->run.sym, r)) {
 		st_err("profile: out of memory while building the report");
 		p->err = -ENOMEM;
@@ -227,6 +248,16 @@ static void profile_print(struct profile *p)
 		p->err = err;
 	}
 	report__free(r);
+}
+
+/* The run is over: the counts the kernel holds stop growing before they are read. */
+static void profile__detach(struct profile *p)
+{
+	int i;
+
+	for (i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	p->nlinks = 0;
 }
 
 static int profile_run(struct profile *p)
@@ -249,6 +280,8 @@ static int profile_run(struct profile *p)
 		err = st_run__start(&p->run, p->skel->obj, &p->common, &so);
 	if (!err && !(p->raw = raw_stacks__new(p->run.sym)))
 		err = -ENOMEM;
+	if (!err && !(p->agg = agg_reader__new(p->skel->obj)))
+		err = -errno;
 	if (!err)
 		err = profile__attach(p);
 	if (err)
@@ -257,18 +290,18 @@ static int profile_run(struct profile *p)
 	fprintf(stderr, "Sampling at %llu Hz on %d %s... Hit Ctrl-C to end.\n",
 		(unsigned long long)p->hz, p->nlinks, st_plural(p->nlinks, "CPU", "CPUs"));
 	err = session__run(p->run.session);
+	profile__detach(p);
 	profile_print(p);
 	st_run__report(&p->run);
+	agg_reader__report(p->agg, p->run.session, "profile");
 	return err || p->err ? 1 : 0;
 }
 
 static void profile_free(struct profile *p)
 {
-	int i;
-
-	for (i = 0; i < p->nlinks; i++)
-		bpf_link__destroy(p->links[i]);
+	profile__detach(p);
 	free(p->links);
+	agg_reader__free(p->agg);
 	st_run__stop(&p->run);
 	profile_bpf__destroy(p->skel);
 	raw_stacks__free(p->raw);

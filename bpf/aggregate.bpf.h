@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * In-kernel exact aggregation: count an event's stacks in a BPF hash instead
+ * of sending a record, for tools that only count (count; see docs/capture.md).
+ *
+ * Two maps. st_agg_stacks holds each distinct stack once, keyed by a 64-bit
+ * hash of its depths and frames. st_agg_counts holds the counts, keyed by
+ * that hash plus the identity user space reports by (pid, comm, the flags
+ * that change a stack's meaning, and the tid when split by thread) and the
+ * process's mappings generation (st_agg_gens).
+ *
+ * Exact, never merged by mistake: every event whose hash finds a stored
+ * stack compares it with its own in full. A different stack under the same
+ * hash (a collision) is sent as an ordinary record and counted
+ * (ST_STAT_AGG_COLLIDE); so is an event when a map is full
+ * (ST_STAT_AGG_FULL) or its stack is deeper than a stored one holds
+ * (ST_STAT_AGG_DEEP). User space adds those records to the counts it reads,
+ * so each event is counted exactly once whichever way it went.
+ *
+ * The first event of each count key travels as a record too: user space
+ * meets the process at the time of its first event, as without aggregation
+ * (the process registry reads its mappings then, while it is alive), and
+ * the count in the map starts at 0.
+ *
+ * Counts are never reset in the kernel: user space reads them at each
+ * interval and at exit and reports the difference from its last read. A
+ * reset would race with a program holding a pointer into the element.
+ *
+ * What is not aggregated (sent as before): events whose user stack is
+ * deferred (a cookie, joined in user space), events that carry a stack copy
+ * or met code user space has not loaded yet.
+ *
+ * Included by bpf/capture.bpf.h.
+ */
+#ifndef ST_AGGREGATE_BPF_H
+#define ST_AGGREGATE_BPF_H
+
+#include "bpf/state.bpf.h"
+#include "bpf/aggregate.h"
+
+/* Upper bounds; user space sets both with --agg-entries before load (agg_size()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* memory only for what is used */
+	__uint(max_entries, ST_AGG_ENTRIES_DEFAULT);
+	__type(key, __u64);
+	__type(value, struct st_agg_stack);
+} st_agg_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, ST_AGG_ENTRIES_DEFAULT);
+	__type(key, struct st_agg_key);
+	__type(value, struct st_agg_val);
+} st_agg_counts SEC(".maps");
+
+const volatile struct st_agg_config st_agg_cfg = { .hash_mask = ~0ull };
+
+/*
+ * Mappings generation per process: bumped whenever it execs, maps or unmaps
+ * code (bpf/proc_events.bpf.h), and part of the count key, so a library
+ * unmapped and another mapped at the same addresses counts apart, and its
+ * first event (a record) names it with the mappings of its own time. Never
+ * deleted: a reused pid keeps counting up. Full: generations stop moving
+ * for new processes (their keys still hold pid and comm).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u32);
+} st_agg_gens SEC(".maps");
+
+/* st_agg_mappings_changed() - @pid's code changed: its later events count apart. */
+static __always_inline void st_agg_mappings_changed(__u32 pid)
+{
+	__u32 one = 1, *gen;
+
+	if (!st_agg_cfg.on)
+		return;
+	gen = bpf_map_lookup_elem(&st_agg_gens, &pid);
+	if (gen)
+		__sync_fetch_and_add(gen, 1);
+	else
+		bpf_map_update_elem(&st_agg_gens, &pid, &one, BPF_NOEXIST);
+}
+
+/* The per-CPU working state of one event (map memory: bpf_loop state must not be on the stack). */
+struct st_agg_tmp {
+	__u64 hash;
+	__u32 differ;
+	__u32 pad;
+	struct st_agg_key key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct st_agg_tmp);
+} st_agg_tmp_map SEC(".maps");
+
+#ifndef EEXIST
+#define EEXIST 17
+#endif
+
+/* One word into the hash: a murmur3-style multiply-rotate round. */
+static __always_inline __u64 st_agg_mix(__u64 h, __u64 w)
+{
+	w *= 0x87c37b91114253d5ull;
+	w = (w << 31) | (w >> 33);
+	w *= 0x4cf5ad432745937full;
+	h ^= w;
+	h = (h << 27) | (h >> 37);
+	return h * 5 + 0x52dce729;
+}
+
+/* murmur3's finalizer: every input bit reaches every output bit. */
+static __always_inline __u64 st_agg_fmix(__u64 h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 33);
+}
+
+/*
+ * A frame index the verifier can bound: clang drops a mask it can prove
+ * useless after the caller's range check, and the verifier loses that check
+ * in the 32-to-64-bit move, so the mask is kept opaque to clang.
+ */
+static __always_inline __u32 st_agg_index(__u32 i)
+{
+	barrier_var(i);
+	return i & (ST_AGG_FRAMES - 1);
+}
+
+struct st_agg_loop {
+	struct st_agg_stack *ev; /* the event: its header, then at least ST_AGG_FRAMES slots */
+	struct st_agg_tmp *t;
+	struct st_agg_stack *stored;
+};
+
+static int st_agg_hash_step(__u32 i, void *arg)
+{
+	struct st_agg_loop *l = arg;
+
+	if (i >= ST_AGG_FRAMES)
+		return 1;
+	i = st_agg_index(i);
+	l->t->hash = st_agg_mix(l->t->hash, l->ev->ips[i]);
+	return 0;
+}
+
+static int st_agg_cmp_step(__u32 i, void *arg)
+{
+	struct st_agg_loop *l = arg;
+
+	if (i >= ST_AGG_FRAMES)
+		return 1;
+	i = st_agg_index(i);
+	if (l->stored->ips[i] != l->ev->ips[i]) {
+		l->t->differ = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* The stored stack of @hash, storing @ev's when there is none. Return: it, or NULL (full). */
+static __always_inline struct st_agg_stack *st_agg_stack_of(struct st_agg_stack *ev, __u64 hash)
+{
+	struct st_agg_stack *st = bpf_map_lookup_elem(&st_agg_stacks, &hash);
+
+	if (st)
+		return st;
+	/*
+	 * Stored, or stored by another CPU meanwhile (-EEXIST): look again;
+	 * the map is full: NULL.
+	 */
+	bpf_map_update_elem(&st_agg_stacks, &hash, ev, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&st_agg_stacks, &hash);
+}
+
+/* True when @stored holds exactly the event's frames. */
+static __always_inline bool st_agg_same(struct st_agg_loop *l, __u32 n)
+{
+	if (l->stored->ev.kdepth != l->ev->ev.kdepth || l->stored->ev.udepth != l->ev->ev.udepth)
+		return false;
+	l->t->differ = 0;
+	bpf_loop(n, st_agg_cmp_step, l, 0);
+	return !l->t->differ;
+}
+
+/*
+ * Adds the event to its count. Return: true when counted here, false when
+ * the event must still be sent (first of its key, map full).
+ */
+static __always_inline bool st_agg_count(struct st_event *ev, struct st_agg_tmp *t)
+{
+	struct st_agg_val fresh = { .first_ts = ev->ts }, *v;
+	__u32 *gen;
+	long err;
+
+	t->key.hash = t->hash;
+	t->key.pid = ev->pid;
+	t->key.tid = st_agg_cfg.per_tid ? ev->tid : 0;
+	t->key.flags = ev->flags & (ST_EV_UFAIL | ST_EV_KTHREAD);
+	t->key.ustop = ev->ustop;
+	gen = bpf_map_lookup_elem(&st_agg_gens, &ev->pid);
+	t->key.gen = gen ? *gen : 0;
+	__builtin_memcpy(t->key.comm, ev->comm, ST_COMM_LEN);
+	v = bpf_map_lookup_elem(&st_agg_counts, &t->key);
+	if (!v) {
+		err = bpf_map_update_elem(&st_agg_counts, &t->key, &fresh, BPF_NOEXIST);
+		if (!err)
+			return false; /* the key's first event: sent as a record */
+		if (err != -EEXIST) {
+			st_stat_inc(ST_STAT_AGG_FULL);
+			return false;
+		}
+		v = bpf_map_lookup_elem(&st_agg_counts, &t->key);
+		if (!v)
+			return false;
+	}
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->weight, ev->weight);
+	st_stat_inc(ST_STAT_AGG);
+	return true;
+}
+
+/*
+ * st_agg_event() - count the event @ev in the kernel when it can be.
+ * @ev: the record, its frames right after it in map memory with room for
+ *      at least ST_AGG_FRAMES (the capture scratch, offcpu's blocked task)
+ * @want_copy: a stack copy should go with it (the walker met unloaded code)
+ *
+ * Return: true when counted (send nothing), false when it must be sent.
+ */
+static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
+{
+	__u32 zero = 0, n = (__u32)ev->kdepth + ev->udepth;
+	struct st_agg_loop l = { .ev = (struct st_agg_stack *)ev };
+
+	if (!st_agg_cfg.on || st_cfg.copy_bytes || want_copy ||
+	    (ev->flags & (ST_EV_UDEFERRED | ST_EV_UNLOADED | ST_EV_UCOPY)))
+		return false;
+	if (n > ST_AGG_FRAMES) {
+		st_stat_inc(ST_STAT_AGG_DEEP);
+		return false;
+	}
+	l.t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
+	if (!l.t)
+		return false;
+	l.t->hash = (__u64)ev->kdepth << 16 | ev->udepth;
+	bpf_loop(n, st_agg_hash_step, &l, 0);
+	l.t->hash = st_agg_fmix(l.t->hash) & st_agg_cfg.hash_mask;
+	l.stored = st_agg_stack_of(l.ev, l.t->hash);
+	if (!l.stored) {
+		st_stat_inc(ST_STAT_AGG_FULL);
+		return false;
+	}
+	if (!st_agg_same(&l, n)) {
+		st_stat_inc(ST_STAT_AGG_COLLIDE);
+		return false;
+	}
+	return st_agg_count(ev, l.t);
+}
+
+#endif

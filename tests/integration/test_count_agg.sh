@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# count's in-kernel aggregation (bpf/aggregate.bpf.h) is exact: every event is
+# counted once whether the kernel merged it or it came as a record, through
+# hash collisions, a full map and -i intervals. Workload: tests/workloads/chain.c.
+source "$(dirname "$0")/lib.sh"
+
+N=3000
+CHAIN=$W/chain_fp
+LIBC_START="__libc_start_call_main __libc_start_main _start"
+KSYSCALL="perf_syscall_enter syscall_trace_enter do_syscall_64 entry_SYSCALL_64_after_hwframe"
+
+# kernel_count NAME: the events count said it merged in the kernel (--debug).
+kernel_count() { sed -n 's/^stacktap: count: \([0-9]*\) events counted in the kernel.*/\1/p' "$TMP/$1.err"; }
+
+# 1. N getppid() calls: exactly N, all but the key's first merged in the kernel.
+run_traced exact "$CHAIN" $N -- count --debug -d -p @PID@ t:syscalls:sys_enter_getppid
+stack_block $KSYSCALL -- leaf c b a main $LIBC_START $N | sed 's/^  --$/    --/' > "$TMP/want"
+expect_file_eq agg-exact-chain "$TMP/exact.out" "$TMP/want"
+expect_eq agg-exact-in-kernel "$(kernel_count exact)" $((N - 1))
+run_traced noagg "$CHAIN" $N -- count --no-aggregate --debug -d -p @PID@ t:syscalls:sys_enter_getppid
+expect_file_eq agg-off-same-chain "$TMP/noagg.out" "$TMP/want"
+expect_eq agg-off-none-in-kernel "$(kernel_count noagg)" ""
+
+# two_chains NAME N1 N2 STACKTAP_ARGS...: two chain processes (other pids, so
+# other stacks) at a uprobe on leaf, counted per process until Ctrl-C; prints
+# "comm [PID] COUNT" per process into NAME.counts. Frame pointers: a process
+# met first at its event walks with tables only once user space loaded it,
+# and sends stack copies until then, which is not what is tested here.
+two_chains() {
+	local name=$1 n1=$2 n2=$3; shift 3
+	local p1 p2 spid
+	rm -f "$TMP/go1" "$TMP/go2"; mkfifo "$TMP/go1" "$TMP/go2"
+	"$CHAIN" "$n1" "$TMP/go1" > "$TMP/$name.w1" & p1=$!
+	"$CHAIN" "$n2" "$TMP/go2" > "$TMP/$name.w2" & p2=$!
+	ST_PIDS+=("$p1" "$p2")
+	wait_for_line "$TMP/$name.w1" '^ready' && wait_for_line "$TMP/$name.w2" '^ready' ||
+		{ fail "$name" "workloads not ready"; return 1; }
+	"$ST" count -P -U --unwind=fp --debug "$@" "u:$CHAIN:leaf" > "$TMP/$name.out" 2> "$TMP/$name.err" &
+	spid=$!
+	ST_PIDS+=("$spid")
+	wait_for_line "$TMP/$name.err" '^Tracing' || { fail "$name" "tracer not attached"; return 1; }
+	echo go > "$TMP/go1"; wait "$p1"
+	echo go > "$TMP/go2"; wait "$p2"
+	kill -INT "$spid"; wait "$spid"
+	printf 'chain_fp [%s] %s\nchain_fp [%s] %s\n' "$p1" "$n1" "$p2" "$n2" > "$TMP/$name.want"
+	awk '/^    chain_fp \[/{p=$0; sub(/^ */, "", p); getline; print p, $1}' "$TMP/$name.out" |
+		sort > "$TMP/$name.counts"
+	sort -o "$TMP/$name.want" "$TMP/$name.want"
+}
+
+# 2. Every hash cut to 0 bits: the second process's stack meets the first's
+#    under the same hash, is compared in full, and comes as records; exact.
+STACKTAP_TEST_AGG_HASH_BITS=0 two_chains collide 1200 800
+expect_file_eq agg-collision-exact "$TMP/collide.counts" "$TMP/collide.want"
+expect_eq agg-collision-counted \
+	"$(grep -c 'sent as records, not counted in the kernel: another stack holds its hash' "$TMP/collide.err")" 1
+expect_eq agg-collision-first-merged "$(kernel_count collide)" 1199
+
+# 3. Maps of one entry: the second process finds them full; its events come as records, counted.
+two_chains full 700 900 --agg-entries 1
+expect_file_eq agg-full-exact "$TMP/full.counts" "$TMP/full.want"
+expect_eq agg-full-counted \
+	"$(sed -n 's/^stacktap: \([0-9]*\) events sent as records, not counted in the kernel: its map was full.*/\1/p' "$TMP/full.err")" 900
+expect_eq agg-full-first-merged "$(kernel_count full)" 699
+
+# 4. -i: each interval reports what the kernel counted since the last read; the sum is N.
+run_traced interval "$CHAIN" $N -- count -f -i 0.2 -p @PID@ t:syscalls:sys_enter_getppid
+expect_eq agg-interval-sum "$(awk 'NF == 2 {s += $2} END {print s}' "$TMP/interval.out")" $N
+
+# 5. The burst that overflows a 4 KiB ring buffer with records (test_losses.sh)
+#    loses nothing when counted in the kernel: all 200000 counted, no drop.
+run_traced burst "$CHAIN" 200000 -- count --ringbuf-kb 4 -U -p @PID@ t:syscalls:sys_enter_getppid
+expect_eq agg-burst-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/burst.out")" 200000
+expect_eq agg-burst-no-drop "$(grep -c 'dropped' "$TMP/burst.err")" 0

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# offcpu pairs each switch-out with its switch-in in BPF (tools/offcpu/offcpu.bpf.c):
+# one record per block, or a count in the kernel when the user stack is taken
+# at the switch-out. Blocked time still matches what tests/workloads/offcpu.c
+# measured itself.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/deferred_lib.sh"
+
+N=100
+MS=5
+NAP_CHAIN="offcpu_fp;_start;__libc_start_main;__libc_start_call_main;main;s1;s2;s3;nap"
+NAP_KERNEL="entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_nanosleep;hrtimer_nanosleep;do_nanosleep;schedule;__schedule"
+
+folded_weight() { awk -v c="$2" '{w = $NF; $NF = ""; sub(/ $/, ""); if ($0 == c) print w}' "$TMP/$1.out"; }
+# in_kernel NAME / as_records NAME: from offcpu's --debug line.
+in_kernel() { sed -n 's/^stacktap: offcpu: \([0-9]*\) events counted in the kernel.*/\1/p' "$TMP/$1.err"; }
+as_records() { sed -n 's/^stacktap: offcpu: [0-9]* events counted in the kernel, \([0-9]*\) sent.*/\1/p' "$TMP/$1.err"; }
+
+# 1. User stacks at the switch-out: every nap is counted in the kernel but the
+#    key's first, which comes as a record; the time is the workload's own.
+run_wl sync "$W/offcpu_fp" sleep $N $MS -- offcpu --debug -f -U --state S --user-stacks=sync -p @PID@
+expect_eq sync-one-chain "$(grep -c ';nap ' "$TMP/sync.out")" 1
+within sync-time-5pct "$(folded_weight sync "$NAP_CHAIN")" "$(( $(wl_value sync slept_ns) / 1000 ))" 5
+# Every nap is a block; the workload may block once or twice more (its output).
+at_least sync-naps-counted "$(( $(in_kernel sync) + $(as_records sync) ))" $N
+at_least sync-merged-in-kernel "$(in_kernel sync)" $((N - 2))
+
+# 2. The same with kernel stacks: the exact chain from the system call to __schedule.
+run_wl synck "$W/offcpu_fp" sleep 20 $MS -- offcpu -f --state S --user-stacks=sync -p @PID@
+expect_eq sync-kernel-chain "$(grep -c "^$NAP_CHAIN;$NAP_KERNEL [0-9]*$" "$TMP/synck.out")" 1
+within sync-kernel-time-5pct "$(folded_weight synck "$NAP_CHAIN;$NAP_KERNEL")" \
+	"$(( $(wl_value synck slept_ns) / 1000 ))" 5
+
+# 3. Deferred user stacks (the default): one record per block, none counted in
+#    the kernel (each waits for its entry's user stack), and the time matches.
+run_wl defer "$W/offcpu_fp" sleep $N $MS -- offcpu --debug -f -U --state S -p @PID@
+expect_eq defer-one-record-per-nap "$(in_kernel defer):$(as_records defer)" "0:$N"
+within defer-time-5pct "$(folded_weight defer "$NAP_CHAIN")" "$(( $(wl_value defer slept_ns) / 1000 ))" 5
