@@ -231,8 +231,11 @@ int st_proc_exit(void *ctx)
 	__u32 pid = id >> 32;
 
 	/* The leader exits last in the common case; its exit ends the process for us. */
-	if (pid == (__u32)id && st_proc_wanted(pid))
+	if (pid == (__u32)id && st_proc_wanted(pid)) {
+		/* Gone even if the record is lost: the entry must not outlive the rows it names. */
+		bpf_map_delete_elem(&st_uprocs, &pid);
 		st_proc_send(pid, ST_PROC_EXIT);
+	}
 	return 0;
 }
 
@@ -251,14 +254,22 @@ int BPF_PROG(st_proc_fork, struct task_struct *parent, struct task_struct *child
 
 	if (pid == ppid || !st_proc_wanted(ppid))
 		return 0;
-	up = bpf_map_lookup_elem(&st_uprocs, &ppid);
-	if (up)
-		bpf_map_update_elem(&st_uprocs, &pid, up, BPF_ANY);
 	pe = st_proc_record(pid, ST_PROC_FORK);
 	if (!pe)
 		return 0;
 	pe->ppid = ppid;
-	st_proc_output(pe, offsetof(struct st_proc_event, comps));
+	up = bpf_map_lookup_elem(&st_uprocs, &ppid);
+	if (up)
+		bpf_map_update_elem(&st_uprocs, &pid, up, BPF_ANY);
+	/*
+	 * User space frees a file's rows once no process it knows maps the file:
+	 * a copy it never hears of could outlive them. Without the record the
+	 * child is read from /proc at its first event instead.
+	 */
+	if (bpf_ringbuf_output(&st_events, pe, offsetof(struct st_proc_event, comps), 0)) {
+		st_stat_inc(ST_DROP_PROC_RINGBUF);
+		bpf_map_delete_elem(&st_uprocs, &pid);
+	}
 	return 0;
 }
 

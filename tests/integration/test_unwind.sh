@@ -71,11 +71,14 @@ trace_during qsort-copy $RUNS "$W/qsort_chain_nofp" -- snoop --json -U --unwind=
 expect_eq copy-mode "$(user_chains "$TMP/qsort-copy.out" qsort_chain)" "$RUNS $QCHAIN"
 
 # 600 frames deep, all the way to _start.
-run_traced deep "$W/deep_nofp" 600 3 -- count -U --max-user-depth 1024 -p @PID@ "u:$W/deep_nofp:bottom"
+TABLES_READY=1 run_traced deep "$W/deep_nofp" 600 3 -- count --debug -U --max-user-depth 1024 \
+	-p @PID@ "u:$W/deep_nofp:bottom"
 { printf '  bottom\n'; for ((i = 0; i < 600; i++)); do printf '  descend\n'; done
   printf '  %s\n' main $LIBC_START; printf '    3\n\n'; } > "$TMP/deep.want"
 expect_file_eq deep-600 "$TMP/deep.out" "$TMP/deep.want"
-run_traced deep127 "$W/deep_nofp" 600 3 -- count -U -p @PID@ "u:$W/deep_nofp:bottom"
+# The walk in BPF, not a copy of the stack (16 KiB cannot hold 600 frames): its tables first.
+TABLES_READY=1 run_traced deep127 "$W/deep_nofp" 600 3 -- count --debug -U -p @PID@ \
+	"u:$W/deep_nofp:bottom"
 expect_eq deep-default-limit "$(grep -c '^  [^ ]' "$TMP/deep127.out") $(grep -o '[0-9]* user stacks truncated' "$TMP/deep127.err")" \
 	"127 3 user stacks truncated"
 
@@ -86,7 +89,8 @@ expect_eq dlopen-chain "$(cat "$TMP/dl.out")" \
 
 # JIT-like code (an anonymous executable page): no table, no frame pointer. Anonymous
 # code has no file offset to name: it reads "[unknown] ([anon])", as perf says.
-run_traced jit "$W/jit_nofp" 4 -- count -U --unwind=table -p @PID@ "u:$W/jit_nofp:jit_leaf"
+TABLES_READY=1 run_traced jit "$W/jit_nofp" 4 -- count --debug -U --unwind=table -p @PID@ \
+	"u:$W/jit_nofp:jit_leaf"
 expect_eq jit-stops "$(head -2 "$TMP/jit.out") | $(grep 'stopped early' "$TMP/jit.err")" \
 	"  jit_leaf
   [unknown] ([anon]) | stacktap: 4 user stacks stopped early: no unwind table for the pc (table mode)"
