@@ -105,9 +105,12 @@ static void run__table_release(void *ctx, const struct unwind_table *t)
 }
 
 /*
- * Tables wait to be built until the session polls (attach first, build
- * after): events meanwhile come with stack copies unwound here. A slice of
- * time per poll, so events keep flowing while a big file is read.
+ * What is loaded before the run loop (the -p target) waits for its tables
+ * until the session polls: attach first, banner, build after; its events
+ * meanwhile come with stack copies unwound here. After the first poll
+ * tables are built as processes come, as a burst of 16 KiB copies from
+ * every new program would overflow the ring buffer. A slice of time per
+ * poll, so events keep flowing while a big file is read.
  */
 #define RUN_BUILD_SLICE_NS (50 * 1000000ull)
 
@@ -116,8 +119,10 @@ static void run__on_poll(void *ctx)
 	struct st_run *r = ctx;
 	uint64_t start = procs_now();
 
-	while (r->tables && procs_now() - start < RUN_BUILD_SLICE_NS &&
-	       bpf_tables__build_pending(r->tables))
+	if (!r->tables)
+		return;
+	bpf_tables__end_lazy(r->tables);
+	while (procs_now() - start < RUN_BUILD_SLICE_NS && bpf_tables__build_pending(r->tables))
 		;
 }
 

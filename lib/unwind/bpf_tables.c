@@ -205,10 +205,11 @@ static void tables__place(struct bpf_tables *t, struct loaded_file *f)
 		return;
 	}
 	if (ut->rows.n > t->file_cap) {
-		t->st.files_over_cap++;
-		st_warn("unwind: %s: %zu rows, more than a file may take (%u, a 1/%d share of "
-			"--unwind-rows): frame pointers there",
-			ut->path, ut->rows.n, t->file_cap, BPF_TABLES_FILE_SHARE);
+		/* Warned once; the summary at exit counts them all. */
+		if (!t->st.files_over_cap++)
+			st_warn("unwind: %s: %zu rows, more than a file may take (%u, a 1/%d share of "
+				"--unwind-rows): frame pointers there",
+				ut->path, ut->rows.n, t->file_cap, BPF_TABLES_FILE_SHARE);
 		return;
 	}
 	if (row_space__alloc(&t->space, (uint32_t)ut->rows.n, &f->first_row)) {
@@ -514,6 +515,11 @@ int bpf_tables__build_pending(struct bpf_tables *t)
 		return 0;
 	tables__serve(t, t->waiting[0]);
 	return 1;
+}
+
+void bpf_tables__end_lazy(struct bpf_tables *t)
+{
+	t->hooks.lazy = false;
 }
 
 void bpf_tables__serve_now(struct bpf_tables *t, int pid)

@@ -58,7 +58,9 @@ struct bpf_tables_stats {
  *  - lazy: a mapped file whose table is not built yet is left out of the
  *    process's entry (its code looks "not loaded yet" to the walker, which
  *    then sends a stack copy) and built later by bpf_tables__build_pending(),
- *    so that loading a process never waits for table building;
+ *    so that loading a process does not wait for table building: for what
+ *    is loaded before the first poll (the -p target), until
+ *    bpf_tables__end_lazy();
  *  - built(): is the table of @m built (or known not to be buildable)?
  *  - release(): no live process has mapped the file of @t for a while (its
  *    rows left st_urows at once; see BPF_TABLES_IDLE_ROWS): the table may
@@ -109,6 +111,13 @@ void bpf_tables__remove_process(struct bpf_tables *t, int pid);
  * Return: 1 when a process was served, 0 when none waits.
  */
 int bpf_tables__build_pending(struct bpf_tables *t);
+
+/**
+ * bpf_tables__end_lazy() - start-up is over: from now on a process's tables
+ * are built when it is loaded (so its events are walked in BPF, not sent as
+ * 16 KiB copies); what still waits is served as before.
+ */
+void bpf_tables__end_lazy(struct bpf_tables *t);
 
 /**
  * bpf_tables__serve_now() - lazy mode: an event of @pid needed a stack copy;

@@ -3,8 +3,8 @@
 # The unwind tables' memory follows the processes: the rows of a file no
 # live process maps are freed (a dlclose()d private library at once, the
 # rest at exit), no file takes more than its share of the row table, and
-# a process started right after the banner, whose tables are built only
-# then, still gets its whole chain (from a stack copy until they are).
+# a program new to the run, started right after the banner, gets its whole
+# chain.
 source "$(dirname "$0")/lib.sh"
 
 LIBC_START="__libc_start_call_main __libc_start_main _start"
