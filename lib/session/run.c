@@ -195,8 +195,13 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		r->tables = bpf_tables__new(obj, &src);
 		if (!r->tables)
 			return -errno;
-		/* --unwind-check compares every walk with its copy: no walks cut short on purpose. */
-		hooks.lazy = !common->unwind_check;
+		/*
+		 * --unwind-check compares every walk with its copy: no walks cut short on
+		 * purpose. A tool with records of its own (offcpu's switch-in) pairs them
+		 * with events, and loses the blocked time of an event whose user stack came
+		 * as a copy (open): its target's tables are built before the banner.
+		 */
+		hooks.lazy = !common->unwind_check && !so->on_record;
 		bpf_tables__set_hooks(r->tables, &hooks);
 	}
 	err = run__copy_setup(r, common, &src);
