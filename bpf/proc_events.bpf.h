@@ -96,47 +96,88 @@ static __always_inline void st_proc_send(__u32 pid, __u16 what)
 }
 
 /*
- * The path of @f as dentry names, leaf first, crossing mount points up to
- * the root: the same walk d_path() does, bounded.
+ * The walk from a mapped file's dentry up to the root, one bpf_loop() step
+ * per name, its position in map memory: unrolled, its two ways up (parent
+ * dentry, or the mount point below) doubled the verifier's paths at every
+ * step, and st_proc_exec took 650k instructions and ~1 s to load.
  */
-static __always_inline void st_proc_path(struct st_proc_event *pe, struct file *f)
-{
-	struct dentry *d = BPF_CORE_READ(f, f_path.dentry), *parent, *root;
-	struct vfsmount *vmnt = BPF_CORE_READ(f, f_path.mnt);
-	struct mount *mnt = container_of(vmnt, struct mount, mnt), *up;
-	__u32 n = 0, i;
+struct st_path_state {
+	__u64 file;      /* struct file * of the mapping (set by st_proc_vma_cb) */
+	__u64 d, mnt;    /* struct dentry *, struct mount * */
+	__u32 n, done;
+};
 
-	for (i = 0; i < ST_PATH_COMPS + 4; i++) {
-		root = BPF_CORE_READ(vmnt, mnt_root);
-		parent = BPF_CORE_READ(d, d_parent);
-		if (d == root) {
-			up = BPF_CORE_READ(mnt, mnt_parent);
-			if (up == mnt)
-				break;
-			d = BPF_CORE_READ(mnt, mnt_mountpoint);
-			mnt = up;
-			vmnt = (struct vfsmount *)((void *)up + bpf_core_field_offset(struct mount, mnt));
-			continue;
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct st_path_state);
+} st_path_states SEC(".maps");
+
+struct st_path_ctx {
+	struct st_proc_event *pe;
+	struct st_path_state *s;
+};
+
+static int st_path_step(__u32 i, void *arg)
+{
+	struct st_path_ctx *c = arg;
+	struct st_path_state *s = c->s;
+	struct dentry *d = (struct dentry *)s->d, *parent, *root;
+	struct mount *mnt = (struct mount *)s->mnt, *up;
+	struct vfsmount *vmnt = (void *)mnt + bpf_core_field_offset(struct mount, mnt);
+
+	root = BPF_CORE_READ(vmnt, mnt_root);
+	parent = BPF_CORE_READ(d, d_parent);
+	if (d == root) {
+		up = BPF_CORE_READ(mnt, mnt_parent);
+		if (up == mnt) {
+			s->done = 1;
+			return 1;
 		}
-		if (d == parent)
-			break;
-		if (n >= ST_PATH_COMPS) {
-			pe->map_flags |= ST_MAP_PATH_CUT;
-			break;
-		}
-		bpf_probe_read_kernel_str(pe->comps[n & (ST_PATH_COMPS - 1)], ST_COMP_LEN,
-					  BPF_CORE_READ(d, d_name.name));
-		n++;
-		d = parent;
+		s->d = (__u64)BPF_CORE_READ(mnt, mnt_mountpoint);
+		s->mnt = (__u64)up;
+		return 0;
 	}
-	if (i == ST_PATH_COMPS + 4)
+	if (d == parent) {
+		s->done = 1;
+		return 1;
+	}
+	if (s->n >= ST_PATH_COMPS) {
+		c->pe->map_flags |= ST_MAP_PATH_CUT;
+		s->done = 1;
+		return 1;
+	}
+	bpf_probe_read_kernel_str(c->pe->comps[s->n & (ST_PATH_COMPS - 1)], ST_COMP_LEN,
+				  BPF_CORE_READ(d, d_name.name));
+	s->n++;
+	s->d = (__u64)parent;
+	return 0;
+}
+
+/*
+ * The path of s->file as dentry names, leaf first, crossing mount points up
+ * to the root: the same walk d_path() does, bounded.
+ */
+static __always_inline void st_proc_path(struct st_proc_event *pe, struct st_path_state *s)
+{
+	struct file *f = (struct file *)s->file;
+	struct vfsmount *vmnt = BPF_CORE_READ(f, f_path.mnt);
+	struct st_path_ctx c = { .pe = pe, .s = s };
+
+	s->d = (__u64)BPF_CORE_READ(f, f_path.dentry);
+	s->mnt = (__u64)container_of(vmnt, struct mount, mnt);
+	s->n = s->done = 0;
+	bpf_loop(ST_PATH_COMPS + 4, st_path_step, &c, 0);
+	if (!s->done)
 		pe->map_flags |= ST_MAP_PATH_CUT;
-	pe->ncomps = n;
+	pe->ncomps = s->n;
 }
 
 static long st_proc_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
-	struct st_proc_event *pe = *(struct st_proc_event **)data;
+	struct st_path_ctx *c = data;
+	struct st_proc_event *pe = c->pe;
 	struct file *f = vma->vm_file;
 	struct inode *ino;
 
@@ -148,20 +189,24 @@ static long st_proc_vma_cb(struct task_struct *task, struct vm_area_struct *vma,
 	pe->pgoff = vma->vm_pgoff << 12;
 	pe->ino = BPF_CORE_READ(ino, i_ino);
 	pe->dev = BPF_CORE_READ(ino, i_sb, s_dev);
-	st_proc_path(pe, f);
+	c->s->file = (__u64)f; /* named after the lookup: bpf_loop() is not for callbacks */
 	return 0;
 }
 
 /* Sends the file mapping that holds @addr in the current process, if any. */
 static __always_inline void st_proc_send_map(__u32 pid, __u64 addr)
 {
-	struct st_proc_event *pe = st_proc_record(pid, ST_PROC_MAP);
+	__u32 zero = 0;
+	struct st_path_ctx c = { .pe = st_proc_record(pid, ST_PROC_MAP),
+				 .s = bpf_map_lookup_elem(&st_path_states, &zero) };
 
-	if (!pe)
+	if (!c.pe || !c.s)
 		return;
-	bpf_find_vma(bpf_get_current_task_btf(), addr, st_proc_vma_cb, &pe, 0);
-	if (pe->ino)
-		st_proc_output(pe, sizeof(*pe));
+	bpf_find_vma(bpf_get_current_task_btf(), addr, st_proc_vma_cb, &c, 0);
+	if (c.pe->ino) {
+		st_proc_path(c.pe, c.s);
+		st_proc_output(c.pe, sizeof(*c.pe));
+	}
 }
 
 SEC("tracepoint/sched/sched_process_exec")
@@ -191,8 +236,11 @@ int st_proc_exit(void *ctx)
 	__u32 pid = id >> 32;
 
 	/* The leader exits last in the common case; its exit ends the process for us. */
-	if (pid == (__u32)id && st_proc_wanted(pid))
+	if (pid == (__u32)id && st_proc_wanted(pid)) {
+		/* Gone even if the record is lost: the entry must not outlive the rows it names. */
+		bpf_map_delete_elem(&st_uprocs, &pid);
 		st_proc_send(pid, ST_PROC_EXIT);
+	}
 	return 0;
 }
 
@@ -211,14 +259,22 @@ int BPF_PROG(st_proc_fork, struct task_struct *parent, struct task_struct *child
 
 	if (pid == ppid || !st_proc_wanted(ppid))
 		return 0;
-	up = bpf_map_lookup_elem(&st_uprocs, &ppid);
-	if (up)
-		bpf_map_update_elem(&st_uprocs, &pid, up, BPF_ANY);
 	pe = st_proc_record(pid, ST_PROC_FORK);
 	if (!pe)
 		return 0;
 	pe->ppid = ppid;
-	st_proc_output(pe, offsetof(struct st_proc_event, comps));
+	up = bpf_map_lookup_elem(&st_uprocs, &ppid);
+	if (up)
+		bpf_map_update_elem(&st_uprocs, &pid, up, BPF_ANY);
+	/*
+	 * User space frees a file's rows once no process it knows maps the file:
+	 * a copy it never hears of could outlive them. Without the record the
+	 * child is read from /proc at its first event instead.
+	 */
+	if (bpf_ringbuf_output(&st_events, pe, offsetof(struct st_proc_event, comps), 0)) {
+		st_stat_inc(ST_DROP_PROC_RINGBUF);
+		bpf_map_delete_elem(&st_uprocs, &pid);
+	}
 	return 0;
 }
 

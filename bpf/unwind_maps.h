@@ -3,9 +3,9 @@
  * Wire structs of the BPF unwind tables, shared with user space
  * (lib/unwind/bpf_tables.c fills them, bpf/ustack.bpf.h walks them).
  *
- * st_urows:  ARRAY of struct unwind_row, every loaded file's rows back to
- *            back (mmapped by user space, so a 100k-row libc loads with one
- *            memcpy). A file's table is [first_row, first_row + nrows).
+ * st_urows:  ARRAY of struct unwind_row, the rows of every file a live
+ *            process maps, each file's back to back (written by batch
+ *            updates). A file's table is [first_row, first_row + nrows).
  * st_uprocs: HASH tgid -> struct st_uproc, the executable mappings of one
  *            process sorted by start, each pointing at its file's rows.
  */

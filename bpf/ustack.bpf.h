@@ -91,17 +91,18 @@
 /* glibc's __start_context: mov %rbx,%rsp; mov (%rsp),%rdi; 48 (of test %rdi,%rdi). */
 #define ST_START_CONTEXT 0x48243c8b48dc8948ull
 
-/* Sized by user space before load (--unwind-rows); mmapped to load rows. */
+/* Sized by user space before load (--unwind-rows); written by batch updates. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1 << 21);
 	__type(key, __u32);
 	__type(value, struct unwind_row);
 } st_urows SEC(".maps");
 
+/* 8 KiB a process: allocated as processes come (no prealloc), not 8 MiB up front. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1024);
 	__type(key, __u32);
 	__type(value, struct st_uproc);

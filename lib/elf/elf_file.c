@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -637,6 +638,22 @@ void elf_file__set_part(struct elf_file *ef, enum elf_part which, void *part,
 		s->release(s->part);
 	s->part = part;
 	s->release = release;
+}
+
+void elf_file__drop_pages(struct elf_file *ef)
+{
+	size_t size = 0;
+	char *raw;
+
+	if (!ef || ef->image || !ef->elf)
+		return;
+	raw = elf_rawfile(ef->elf, &size);
+	/*
+	 * MADV_PAGEOUT, not DONTNEED: should libelf have read the file into
+	 * memory after all, its pages are swapped out or kept, never zeroed.
+	 */
+	if (raw && size)
+		madvise(raw, size, MADV_PAGEOUT);
 }
 
 void elf_file__free(struct elf_file *ef)

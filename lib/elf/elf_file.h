@@ -199,6 +199,14 @@ void *elf_file__part(const struct elf_file *ef, enum elf_part which);
 void elf_file__set_part(struct elf_file *ef, enum elf_part which, void *part,
 			void (*release)(void *));
 
+/**
+ * elf_file__drop_pages() - the pages of the mapped file read so far leave
+ * this process's memory (read again from the page cache when needed): after
+ * a one-off pass such as building an unwind table. A file read into memory
+ * (not mapped) keeps them.
+ */
+void elf_file__drop_pages(struct elf_file *ef);
+
 /** elf_file__free() - close the file and free its parts; NULL is fine. */
 void elf_file__free(struct elf_file *ef);
 

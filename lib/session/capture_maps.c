@@ -2,6 +2,7 @@
 /* Sizing the capture library's maps between open and load. */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -10,6 +11,43 @@
 #include "lib/session/session.h"
 #include "lib/unwind/bpf_tables.h"
 #include "lib/util/log.h"
+
+/*
+ * Sizes chosen for the machine when the options leave them (0):
+ *  - the ring buffer: 4 MiB per CPU (each CPU's events share it), from
+ *    4 to 64 MiB: 8 MiB on 2 CPUs, as the fixed size was;
+ *  - the row table: 1/512 of the memory, at most 2M rows (16 MiB: libc,
+ *    python3 and node together are ~470k rows, and a file's rows go when no
+ *    process maps it), at least 256k rows (2 MiB).
+ */
+#define RINGBUF_KB_PER_CPU 4096ull
+#define RINGBUF_KB_AUTO_MIN 4096ull
+#define RINGBUF_KB_AUTO_MAX 65536ull
+#define ROWS_AUTO_MIN (1ull << 18)
+#define ROWS_AUTO_MEM_SHARE 512
+
+uint64_t capture_ringbuf_kb_auto(int ncpus)
+{
+	uint64_t kb = (ncpus > 0 ? (uint64_t)ncpus : 1) * RINGBUF_KB_PER_CPU;
+
+	return kb < RINGBUF_KB_AUTO_MIN ? RINGBUF_KB_AUTO_MIN :
+	       kb > RINGBUF_KB_AUTO_MAX ? RINGBUF_KB_AUTO_MAX : kb;
+}
+
+uint64_t capture_rows_auto(uint64_t mem_bytes)
+{
+	uint64_t rows = mem_bytes / ROWS_AUTO_MEM_SHARE / sizeof(struct unwind_row);
+
+	return rows < ROWS_AUTO_MIN ? ROWS_AUTO_MIN :
+	       rows > BPF_TABLES_ROWS_DEFAULT ? BPF_TABLES_ROWS_DEFAULT : rows;
+}
+
+static uint64_t capture__mem_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
 
 int capture_maps_size(struct bpf_object *obj, const struct st_common_opts *o)
 {
@@ -22,9 +60,12 @@ int capture_maps_size(struct bpf_object *obj, const struct st_common_opts *o)
 	}
 	err = bpf_map__set_max_entries(scratch, ncpus);
 	if (!err)
-		err = session_set_ringbuf_size(obj, o->ringbuf_kb * 1024);
+		err = session_set_ringbuf_size(obj, (o->ringbuf_kb ? o->ringbuf_kb :
+						     capture_ringbuf_kb_auto(ncpus)) * 1024);
 	if (!err && bpf_object__find_map_by_name(obj, "st_urows"))
-		err = bpf_tables_size(obj, o->unwind_rows, BPF_TABLES_PROCS_DEFAULT);
+		err = bpf_tables_size(obj, o->unwind_rows ? o->unwind_rows :
+					   capture_rows_auto(capture__mem_bytes()),
+				      BPF_TABLES_PROCS_DEFAULT);
 	if (err)
 		st_err("capture: cannot size the BPF maps: %s", strerror(-err));
 	return err;

@@ -3,12 +3,21 @@
 #ifndef ST_CAPTURE_MAPS_H
 #define ST_CAPTURE_MAPS_H
 
+#include <stdint.h>
+
 struct bpf_object;
 struct st_common_opts;
 
+/** capture_ringbuf_kb_auto() - Return: the ring buffer size (KiB) for @ncpus CPUs. */
+uint64_t capture_ringbuf_kb_auto(int ncpus);
+
+/** capture_rows_auto() - Return: the row table size (rows) for @mem_bytes of memory. */
+uint64_t capture_rows_auto(uint64_t mem_bytes);
+
 /**
  * capture_maps_size() - size st_events (ring buffer), st_scratch_map (one
- * record per possible CPU) and, when the object has them, the unwind maps.
+ * record per possible CPU) and, when the object has them, the unwind maps;
+ * a size the options leave at 0 is the machine's (the _auto() functions).
  *
  * Return: 0 or -errno (logged).
  */

@@ -65,7 +65,8 @@ static const struct argp_option common_options[] = {
 	{ "unwind", OPT_UNWIND, "MODE", 0, UNWIND_DOC(", copy (each user stack copied at the "
 						       "event and unwound in user space)"), 2 },
 	{ "unwind-rows", OPT_UNWIND_ROWS, "N", 0,
-	  "Unwind rows the BPF maps hold, 8 bytes each (default 2097152)", 2 },
+	  "Unwind rows the BPF maps hold, 8 bytes each (default 1/512 of the memory, "
+	  "262144-2097152)", 2 },
 	{ "stack-copy-kb", OPT_COPY_KB, "KB", 0,
 	  "User stack copied per event in copy mode, or where the table walker meets code "
 	  "not loaded yet (dlopen just now), 1-64 (default 16)", 2 },
@@ -78,7 +79,8 @@ static const struct argp_option common_options[] = {
 	  "two walks differ (a self-test of the BPF walker)", 2 },
 	{ NULL, 0, NULL, 0, "Run:", 3 },
 	{ "duration", 'D', "SECONDS", 0, "Stop after this long (fractions allowed)", 3 },
-	{ "verbose", 'v', NULL, 0, "Show addresses beside symbol names, and source lines", 3 },
+	{ "verbose", 'v', NULL, 0, "Show addresses beside symbol names, source lines, and at "
+	  "exit the memory of the unwind tables (rows now, peak, freed; map sizes)", 3 },
 	{ "lines", OPT_LINES, NULL, 0, "Show each frame's source file and line (from DWARF)", 3 },
 	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0, "Show C++ and Rust names mangled, as the "
 	  "symbol tables have them", 3 },
@@ -86,7 +88,8 @@ static const struct argp_option common_options[] = {
 	  "--format ctf)", 3 },
 	{ "format", OPT_FORMAT, "FORMAT", 0, "Output format: text (the default), folded, pprof, "
 	  "speedscope, perf-script or flamegraph; snoop: text, json, perf-script or ctf", 3 },
-	{ "ringbuf-kb", OPT_RINGBUF, "KB", 0, "Ring buffer size in KiB (default 8192)", 3 },
+	{ "ringbuf-kb", OPT_RINGBUF, "KB", 0, "Ring buffer size in KiB (default 4096 per CPU, "
+	  "4096-65536)", 3 },
 	{ "debug", OPT_DEBUG, NULL, 0, "Print libbpf's own messages and internal figures", 3 },
 	{},
 };
@@ -96,11 +99,11 @@ void st_common_opts__init(struct st_common_opts *o, unsigned caps)
 	memset(o, 0, sizeof(*o));
 	o->caps = caps;
 	o->cpu = -1;
-	o->ringbuf_kb = 8192;
+	o->ringbuf_kb = 0; /* 0: sized to the machine (lib/session/capture_maps.c) */
 	o->kdepth = ST_MAX_KSTACK;
 	o->udepth = ST_USTACK_DEFAULT;
 	o->unwind = ST_UNWIND_AUTO;
-	o->unwind_rows = BPF_TABLES_ROWS_DEFAULT;
+	o->unwind_rows = 0;
 	o->copy_kb = 16;
 }
 

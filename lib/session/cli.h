@@ -19,10 +19,10 @@ struct st_common_opts {
 	bool no_demangle;       /* --no-demangle: names as the symbol tables have them */
 	bool debug;             /* libbpf's own messages */
 	uint64_t duration_ns;   /* -D */
-	uint64_t ringbuf_kb;
+	uint64_t ringbuf_kb;    /* 0: sized to the machine */
 	uint64_t kdepth, udepth;
 	unsigned unwind;        /* enum st_unwind_mode */
-	uint64_t unwind_rows;   /* capacity of the BPF row table */
+	uint64_t unwind_rows;   /* capacity of the BPF row table; 0: sized to the machine */
 	uint64_t copy_kb;       /* --stack-copy-kb: user stack copied per event in copy mode */
 	bool unwind_check;      /* also copy the stack and compare the user-space unwind */
 	unsigned user_stacks;   /* CLI_USTACKS_*: --user-stacks */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/elf/elf_file.h"
 #include "lib/proc/lifecycle.h"
 #include "lib/proc/registry.h"
 #include "lib/session/proc_events.h"
@@ -21,6 +22,8 @@ static int run__on_event(void *ctx, const struct st_event *ev, const uint64_t *i
 	procs__see(r->procs, ev->pid, ev->ts);
 	if (!(ev->flags & ST_EV_KTHREAD))
 		symbolizer__see(r->sym, ev->pid); /* its perf map, while it surely lives */
+	if (r->tables)
+		bpf_tables__serve_now(r->tables, ev->pid);
 	if (r->copy) {
 		/* A walk that met unloaded code came with a stack copy: unwind it here. */
 		ev = copy_stage__process(r->copy, ev, &ips);
@@ -79,8 +82,51 @@ static const struct unwind_table *run__table(void *ctx, int pid, const struct pr
 {
 	struct st_run *r = ctx;
 	struct elf_file *ef = procs__file(r->procs, pid, m);
+	bool built = ef && elf_file__part(ef, ELF_PART_UNWIND);
+	const struct unwind_table *t = ef ? unwind_table__of(ef) : NULL;
 
-	return ef ? unwind_table__of(ef) : NULL;
+	/* Reading .eh_frame touched the file's pages: the table is all that is needed now. */
+	if (ef && !built)
+		elf_file__drop_pages(ef);
+	return t;
+}
+
+/* Is the table of @m built, or known not to be buildable? Lazy loading asks before building. */
+static bool run__table_built(void *ctx, int pid, const struct proc_map *m)
+{
+	struct st_run *r = ctx;
+	struct elf_file *ef = procs__file(r->procs, pid, m);
+
+	return !ef || elf_file__part(ef, ELF_PART_UNWIND);
+}
+
+/* No live process maps the file any more: its table goes (built again if it is mapped again). */
+static void run__table_release(void *ctx, const struct unwind_table *t)
+{
+	if (t->file && !t->owns_file)
+		elf_file__set_part(t->file, ELF_PART_UNWIND, NULL, NULL);
+}
+
+/*
+ * What is loaded before the run loop (the -p target) waits for its tables
+ * until the session polls: attach first, banner, build after; its events
+ * meanwhile come with stack copies unwound here. After the first poll
+ * tables are built as processes come, as a burst of 16 KiB copies from
+ * every new program would overflow the ring buffer. A slice of time per
+ * poll, so events keep flowing while a big file is read.
+ */
+#define RUN_BUILD_SLICE_NS (50 * 1000000ull)
+
+static void run__on_poll(void *ctx)
+{
+	struct st_run *r = ctx;
+	uint64_t start = procs_now();
+
+	if (!r->tables)
+		return;
+	bpf_tables__end_lazy(r->tables);
+	while (procs_now() - start < RUN_BUILD_SLICE_NS && bpf_tables__build_pending(r->tables))
+		;
 }
 
 /* The process of thread @tid, so -t loads its tables before the first walk. */
@@ -134,6 +180,9 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	const struct unwind_table_source src = { .table = run__table, .ctx = r };
 	const struct procs_listener views = { .maps = run__maps_changed, .exited = run__exited,
 					      .ctx = r };
+	const struct bpf_tables_hooks hooks_init = { .built = run__table_built,
+						     .release = run__table_release, .ctx = r };
+	struct bpf_tables_hooks hooks = hooks_init;
 	struct session_opts own = *so;
 	int err;
 
@@ -154,6 +203,14 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		r->tables = bpf_tables__new(obj, &src);
 		if (!r->tables)
 			return -errno;
+		/*
+		 * --unwind-check compares every walk with its copy: no walks cut short on
+		 * purpose. A tool with records of its own (offcpu's switch-in) pairs them
+		 * with events, and loses the blocked time of an event whose user stack came
+		 * as a copy (open): its target's tables are built before the banner.
+		 */
+		hooks.lazy = !common->unwind_check && !so->on_record;
+		bpf_tables__set_hooks(r->tables, &hooks);
 	}
 	err = run__copy_setup(r, common, &src);
 	if (err)
@@ -172,6 +229,7 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	own.on_record = run__on_record;
 	own.on_interval = run__on_interval;
 	own.on_proc = run__on_proc;
+	own.on_poll = run__on_poll;
 	own.ctx = r;
 	r->session = session__new(obj, &own);
 	return r->session ? 0 : -errno;
@@ -186,7 +244,7 @@ void st_run__report(const struct st_run *r)
 	if (r->procs)
 		procs__report(r->procs);
 	if (r->tables)
-		bpf_tables__report(r->tables);
+		bpf_tables__report(r->tables, r->common->addrs || r->common->debug);
 	if (r->copy)
 		copy_stage__report(r->copy);
 }

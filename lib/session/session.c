@@ -253,6 +253,8 @@ int session__run(struct session *s)
 			s->interrupted = true;
 			break;
 		}
+		if (s->opts.on_poll)
+			s->opts.on_poll(s->opts.ctx);
 		gone = session__target_gone(s);
 		t = now_ns();
 		if (joiner__tick(s->joiner, t, SESSION_TICK_NS))

@@ -34,6 +34,8 @@ struct session_opts {
 	void (*on_interval)(void *ctx);
 	/* A process exec'ed, mapped code or exited (an ST_REC_PROC record); may be NULL. */
 	void (*on_proc)(void *ctx, const struct st_proc_event *pe);
+	/* After each poll of the ring buffer: room for deferred work; may be NULL. */
+	void (*on_poll)(void *ctx);
 	void *ctx;
 };
 

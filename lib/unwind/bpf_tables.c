@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -15,23 +14,51 @@
 #include "bpf/unwind_maps.h"
 #include "lib/proc/maps.h"
 #include "lib/unwind/bpf_tables.h"
+#include "lib/unwind/row_space.h"
 #include "lib/unwind/table.h"
+#include "lib/util/htab.h"
 #include "lib/util/log.h"
 
-/* Where one file's rows live in st_urows; nrows 0 = not loaded (no room or no table). */
+/*
+ * Where one file's rows live in st_urows; nrows 0 = no rows (no table, no
+ * room, over the cap). @users counts the live processes whose entry points
+ * at it: at 0 its rows go back to the free space.
+ */
 struct loaded_file {
 	const struct unwind_table *table;
 	uint32_t first_row, nrows;
+	uint32_t users;
 };
+
+/* What one loaded process's entry points at, and its mappings while tables are pending. */
+struct loaded_proc {
+	struct hnode node; /* (pid, 0) */
+	const struct unwind_table **tabs;
+	size_t ntabs;
+	struct proc_map *pending; /* lazy: the mappings to load again once built */
+	size_t npending;
+};
+
+/* Rows written per batch update: 64k rows, a 256 KiB index array. */
+#define ROWS_BATCH 65536u
 
 struct bpf_tables {
 	struct unwind_table_source src;
-	struct unwind_row *rows; /* mmapped st_urows */
-	size_t rows_bytes;
+	struct bpf_tables_hooks hooks;
+	int rows_fd;   /* st_urows */
+	uint32_t *keys; /* 0..ROWS_BATCH-1, the indexes of one batch update */
+	struct row_space space;
+	uint32_t file_cap;
 	int procs_fd;
 	uint64_t procs_max;
 	struct loaded_file *files;
 	size_t nfiles, cap;
+	struct htab procs; /* struct loaded_proc */
+	int *waiting;      /* lazy: pids with pending tables, oldest first */
+	size_t nwaiting, waiting_cap;
+	const struct unwind_table **idle; /* tables no live process maps, least recent first */
+	size_t nidle, idle_cap;
+	uint64_t idle_rows;
 	struct bpf_tables_stats st;
 	bool warned_full;
 };
@@ -64,21 +91,22 @@ struct bpf_tables *bpf_tables__new(struct bpf_object *obj, const struct unwind_t
 		return NULL;
 	t->src = *src;
 	t->st.rows_max = bpf_map__max_entries(rows);
-	t->rows_bytes = t->st.rows_max * sizeof(struct unwind_row);
-	t->rows = mmap(NULL, t->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(rows), 0);
+	t->file_cap = (uint32_t)(t->st.rows_max / BPF_TABLES_FILE_SHARE);
+	t->rows_fd = bpf_map__fd(rows);
+	t->keys = calloc(ROWS_BATCH, sizeof(*t->keys));
 	t->procs_fd = bpf_map__fd(procs);
 	t->procs_max = bpf_map__max_entries(procs);
-	if (t->rows == MAP_FAILED) {
-		int err = errno;
-
-		st_err("unwind: cannot map the row table: %s", strerror(err));
-		if (t->rows == MAP_FAILED)
-			t->rows = NULL;
+	if (row_space__init(&t->space, (uint32_t)t->st.rows_max) || !t->keys) {
 		bpf_tables__free(t);
-		errno = err;
+		errno = ENOMEM;
 		return NULL;
 	}
 	return t;
+}
+
+void bpf_tables__set_hooks(struct bpf_tables *t, const struct bpf_tables_hooks *h)
+{
+	t->hooks = *h;
 }
 
 static struct loaded_file *tables__find_file(struct bpf_tables *t, const struct unwind_table *ut)
@@ -91,7 +119,118 @@ static struct loaded_file *tables__find_file(struct bpf_tables *t, const struct 
 	return NULL;
 }
 
-/* Copies a table's rows into st_urows once; counts a file that does not fit. */
+/*
+ * Tables no live process maps stay built while their rows add up to at most
+ * BPF_TABLES_IDLE_ROWS: short-lived processes run the same few programs
+ * again and again, and building a table costs far more than keeping it.
+ * Beyond that the least recently used go (built again when mapped again).
+ */
+static void tables__idle(struct bpf_tables *t, const struct unwind_table *ut)
+{
+	if (t->nidle == t->idle_cap) {
+		size_t cap = t->idle_cap ? t->idle_cap * 2 : 64;
+		const struct unwind_table **v = realloc(t->idle, cap * sizeof(*v));
+
+		if (!v) {
+			if (t->hooks.release)
+				t->hooks.release(t->hooks.ctx, ut);
+			return;
+		}
+		t->idle = v;
+		t->idle_cap = cap;
+	}
+	t->idle[t->nidle++] = ut;
+	t->idle_rows += ut->rows.n;
+	while (t->idle_rows > BPF_TABLES_IDLE_ROWS && t->nidle) {
+		const struct unwind_table *old = t->idle[0];
+
+		t->idle_rows -= old->rows.n;
+		memmove(t->idle, t->idle + 1, --t->nidle * sizeof(*t->idle));
+		t->st.tables_released++;
+		if (t->hooks.release)
+			t->hooks.release(t->hooks.ctx, old);
+	}
+}
+
+/* @ut is mapped again: no longer idle. */
+static void tables__unidle(struct bpf_tables *t, const struct unwind_table *ut)
+{
+	size_t i;
+
+	for (i = t->nidle; i-- > 0;) {
+		if (t->idle[i] == ut) {
+			t->idle_rows -= ut->rows.n;
+			memmove(&t->idle[i], &t->idle[i + 1], (--t->nidle - i) * sizeof(*t->idle));
+			return;
+		}
+	}
+}
+
+/*
+ * Rows go into st_urows by batch updates, not through an mmap of the map:
+ * an mmap of a BPF array has all its pages mapped at once, and 16 MiB of
+ * rows would be resident in this process from the start.
+ */
+static int tables__write_rows(struct bpf_tables *t, uint32_t first, const struct unwind_row *rows,
+			      uint32_t n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint32_t done, i, chunk;
+	__u32 count;
+
+	for (done = 0; done < n; done += chunk) {
+		chunk = n - done < ROWS_BATCH ? n - done : ROWS_BATCH;
+		for (i = 0; i < chunk; i++)
+			t->keys[i] = first + done + i;
+		count = chunk;
+		if (bpf_map_update_batch(t->rows_fd, t->keys, rows + done, &count, &opts)) {
+			st_err("unwind: cannot write %u rows into the row table: %s", chunk,
+			       strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* Where @ut's rows go: a range of st_urows, or none (counted by why). */
+static void tables__place(struct bpf_tables *t, struct loaded_file *f)
+{
+	const struct unwind_table *ut = f->table;
+
+	if (!ut->rows.n) {
+		t->st.files_no_table++;
+		return;
+	}
+	if (ut->rows.n > t->file_cap) {
+		/* Warned once; the summary at exit counts them all. */
+		if (!t->st.files_over_cap++)
+			st_warn("unwind: %s: %zu rows, more than a file may take (%u, a 1/%d share of "
+				"--unwind-rows): frame pointers there",
+				ut->path, ut->rows.n, t->file_cap, BPF_TABLES_FILE_SHARE);
+		return;
+	}
+	if (row_space__alloc(&t->space, (uint32_t)ut->rows.n, &f->first_row)) {
+		t->st.files_no_room++;
+		if (!t->warned_full)
+			st_warn("unwind: row table full (%llu rows): %s and later files fall back to "
+				"frame pointers (raise --unwind-rows)",
+				(unsigned long long)t->st.rows_max, ut->path);
+		t->warned_full = true;
+		return;
+	}
+	if (tables__write_rows(t, f->first_row, ut->rows.rows, (uint32_t)ut->rows.n)) {
+		row_space__free(&t->space, f->first_row, (uint32_t)ut->rows.n);
+		t->st.files_no_room++;
+		return;
+	}
+	f->nrows = (uint32_t)ut->rows.n;
+	t->st.rows_used = t->space.used;
+	if (t->st.rows_used > t->st.rows_peak)
+		t->st.rows_peak = t->st.rows_used;
+	t->st.files++;
+}
+
+/* The loaded file of @ut, its rows copied into st_urows the first time. */
 static struct loaded_file *tables__load_file(struct bpf_tables *t, const struct unwind_table *ut)
 {
 	struct loaded_file *f = tables__find_file(t, ut);
@@ -109,51 +248,177 @@ static struct loaded_file *tables__load_file(struct bpf_tables *t, const struct 
 	}
 	f = &t->files[t->nfiles++];
 	*f = (struct loaded_file){ .table = ut };
-	if (!ut->rows.n) {
-		t->st.files_no_table++;
-	} else if (ut->rows.n > t->st.rows_max - t->st.rows_used) {
-		t->st.files_no_room++;
-		if (!t->warned_full)
-			st_warn("unwind: row table full (%llu rows): %s and later files fall back to "
-				"frame pointers (raise --unwind-rows)",
-				(unsigned long long)t->st.rows_max, ut->path);
-		t->warned_full = true;
-	} else {
-		f->first_row = t->st.rows_used;
-		f->nrows = ut->rows.n;
-		memcpy(t->rows + f->first_row, ut->rows.rows, ut->rows.n * sizeof(*ut->rows.rows));
-		t->st.rows_used += ut->rows.n;
-		t->st.files++;
-	}
+	tables__unidle(t, ut);
+	tables__place(t, f);
 	return f;
 }
 
-static void tables__fill_map(struct bpf_tables *t, int pid, const struct proc_map *m,
-			     struct st_umap *um)
+/* One fewer live process maps @ut: at none, its rows are freed and the table released. */
+static void tables__unuse(struct bpf_tables *t, const struct unwind_table *ut)
 {
-	const struct unwind_table *ut = t->src.table(t->src.ctx, pid, m);
-	const struct loaded_file *f = ut ? tables__load_file(t, ut) : NULL;
+	struct loaded_file *f = tables__find_file(t, ut);
+
+	if (!f || (f->users && --f->users))
+		return;
+	if (f->nrows) {
+		if (!row_space__free(&t->space, f->first_row, f->nrows)) {
+			t->st.rows_freed += f->nrows;
+			t->st.files_freed++;
+			t->st.files--;
+		}
+		t->st.rows_used = t->space.used;
+	}
+	*f = t->files[--t->nfiles];
+	tables__idle(t, ut);
+}
+
+static struct loaded_proc *tables__proc(struct bpf_tables *t, int pid)
+{
+	return (struct loaded_proc *)htab__first(&t->procs, (uint64_t)(uint32_t)pid, 0);
+}
+
+static void loaded_proc__free(struct loaded_proc *lp)
+{
+	size_t i;
+
+	for (i = 0; i < lp->npending; i++)
+		free(lp->pending[i].path);
+	free(lp->pending);
+	free(lp->tabs);
+	free(lp);
+}
+
+/* @pid's entry now points at @tabs (owned from here): use them, then unuse the old ones. */
+static int tables__set_users(struct bpf_tables *t, int pid, const struct unwind_table **tabs,
+			     size_t n)
+{
+	struct loaded_proc *lp = tables__proc(t, pid);
+	const struct unwind_table **old;
+	size_t i, nold;
+
+	if (!lp) {
+		lp = calloc(1, sizeof(*lp));
+		if (!lp || (lp->node.k1 = (uint32_t)pid, htab__insert(&t->procs, &lp->node))) {
+			free(lp);
+			free(tabs);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < n; i++)
+		tables__find_file(t, tabs[i])->users++;
+	old = lp->tabs;
+	nold = lp->ntabs;
+	lp->tabs = tabs;
+	lp->ntabs = n;
+	for (i = 0; i < nold; i++)
+		tables__unuse(t, old[i]);
+	free(old);
+	return 0;
+}
+
+/* Adds @ut to @tabs unless there already (a file mapped twice counts once). */
+static void tables__note(const struct unwind_table **tabs, size_t *n, const struct unwind_table *ut)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (tabs[i] == ut)
+			return;
+	tabs[(*n)++] = ut;
+}
+
+/* Return: false when the mapping is left out for now (lazy: its table is not built yet). */
+static bool tables__fill_map(struct bpf_tables *t, int pid, const struct proc_map *m,
+			     struct st_umap *um, const struct unwind_table **tabs, size_t *ntabs)
+{
+	const struct unwind_table *ut = NULL;
+	const struct loaded_file *f = NULL;
 	uint64_t vaddr;
 
 	*um = (struct st_umap){ .start = m->start, .end = m->end };
-	/* Without rows (anonymous JIT code, a file without tables): frame pointers. */
+	/* Lazy start-up: a file's table may not be built yet (the [vdso]'s comes from memory). */
+	if (m->path[0] == '/' && t->hooks.lazy && t->hooks.built &&
+	    !t->hooks.built(t->hooks.ctx, pid, m))
+		return false;
+	ut = t->src.table(t->src.ctx, pid, m);
+	if (ut && (f = tables__load_file(t, ut)))
+		tables__note(tabs, ntabs, ut);
 	if (!f || !f->nrows || unwind_table__map_vaddr(ut, m->pgoff, &vaddr))
-		return;
+		return true; /* without rows (anonymous JIT code, a file without tables): fp */
 	/* row pc = (addr - start + vaddr) - base */
 	um->bias = m->start - vaddr + ut->base;
 	um->first_row = f->first_row;
 	um->nrows = f->nrows;
+	return true;
+}
+
+/* Lazy: keep @pid's mappings to load again once their tables are built. */
+static int tables__wait(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
+{
+	struct loaded_proc *lp = tables__proc(t, pid);
+	struct proc_map *v = calloc(n ? n : 1, sizeof(*v));
+	size_t i, k = 0;
+	bool queued;
+
+	if (!lp || !v)
+		goto err_free;
+	for (i = 0; i < n; i++) {
+		if (!(maps[i].prot & PROC_MAP_X))
+			continue;
+		v[k] = maps[i];
+		if (!(v[k++].path = strdup(maps[i].path)))
+			goto err_free;
+	}
+	queued = lp->pending != NULL;
+	for (i = 0; i < lp->npending; i++)
+		free(lp->pending[i].path);
+	free(lp->pending);
+	lp->pending = v;
+	lp->npending = k;
+	if (queued)
+		return 0;
+	if (t->nwaiting == t->waiting_cap) {
+		size_t cap = t->waiting_cap ? t->waiting_cap * 2 : 16;
+		int *w = realloc(t->waiting, cap * sizeof(*w));
+
+		if (!w)
+			return -ENOMEM; /* stays pending; served when another process is */
+		t->waiting = w;
+		t->waiting_cap = cap;
+	}
+	t->waiting[t->nwaiting++] = pid;
+	return 0;
+err_free:
+	for (i = 0; v && i < k; i++)
+		free(v[i].path);
+	free(v);
+	return -ENOMEM;
+}
+
+/* Puts @p as @pid's entry, new or a refresh. */
+static int tables__put(struct bpf_tables *t, int pid, const struct st_uproc *p)
+{
+	__u32 key = pid;
+	int err;
+
+	err = bpf_map_update_elem(t->procs_fd, &key, p, BPF_ANY);
+	if (err) {
+		t->st.procs_no_room++;
+		return -ENOSPC;
+	}
+	return 0;
 }
 
 int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
 {
 	struct st_uproc *p = calloc(1, sizeof(*p));
-	__u32 key = pid;
-	size_t i;
-	int err;
+	const struct unwind_table **tabs = calloc(n ? n : 1, sizeof(*tabs));
+	size_t i, ntabs = 0;
+	bool waits = false;
+	int err = -ENOMEM;
 
-	if (!p)
-		return -ENOMEM;
+	if (!p || !tabs)
+		goto out;
 	for (i = 0; i < n; i++) {
 		/* Every executable mapping: the walker treats a pc in none as not loaded yet. */
 		if (!(maps[i].prot & PROC_MAP_X))
@@ -162,28 +427,104 @@ int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *m
 			t->st.maps_dropped++;
 			continue;
 		}
-		tables__fill_map(t, pid, &maps[i], &p->maps[p->n++]);
+		if (tables__fill_map(t, pid, &maps[i], &p->maps[p->n], tabs, &ntabs))
+			p->n++;
+		else
+			waits = true;
 	}
-	/* A refresh replaces the entry; only a new one counts as a process. */
-	err = bpf_map_update_elem(t->procs_fd, &key, p, BPF_NOEXIST);
+	err = tables__set_users(t, pid, tabs, ntabs);
+	tabs = NULL;
+	t->st.procs = t->procs.n;
+	if (!err && waits)
+		err = tables__wait(t, pid, maps, n);
 	if (!err)
-		t->st.procs++;
-	else if (errno == EEXIST)
-		err = bpf_map_update_elem(t->procs_fd, &key, p, BPF_EXIST);
+		err = tables__put(t, pid, p);
+out:
+	free(tabs);
 	free(p);
-	if (err) {
-		t->st.procs_no_room++;
-		return -ENOSPC;
+	return err;
+}
+
+/* Drops @pid from the waiting list (it exited, or was served). */
+static void tables__unwait(struct bpf_tables *t, int pid)
+{
+	size_t i;
+
+	for (i = 0; i < t->nwaiting; i++) {
+		if (t->waiting[i] == pid) {
+			memmove(&t->waiting[i], &t->waiting[i + 1],
+				(t->nwaiting - i - 1) * sizeof(*t->waiting));
+			t->nwaiting--;
+			return;
+		}
 	}
-	return 0;
 }
 
 void bpf_tables__remove_process(struct bpf_tables *t, int pid)
 {
+	struct loaded_proc *lp = tables__proc(t, pid);
 	__u32 key = pid;
+	size_t i;
 
-	if (!bpf_map_delete_elem(t->procs_fd, &key) && t->st.procs)
-		t->st.procs--;
+	bpf_map_delete_elem(t->procs_fd, &key); /* BPF may have deleted it at the exit */
+	tables__unwait(t, pid);
+	if (!lp)
+		return;
+	htab__remove(&t->procs, &lp->node);
+	t->st.procs = t->procs.n;
+	for (i = 0; i < lp->ntabs; i++)
+		tables__unuse(t, lp->tabs[i]);
+	loaded_proc__free(lp);
+}
+
+/* Builds what @pid waits for and loads its entry again. */
+static void tables__serve(struct bpf_tables *t, int pid)
+{
+	struct loaded_proc *lp = tables__proc(t, pid);
+	struct proc_map *maps;
+	bool lazy = t->hooks.lazy;
+	size_t i, n;
+
+	tables__unwait(t, pid);
+	if (!lp || !lp->pending)
+		return;
+	maps = lp->pending;
+	n = lp->npending;
+	lp->pending = NULL;
+	lp->npending = 0;
+	for (i = 0; i < n; i++)
+		if (maps[i].path[0] == '/' && !t->hooks.built(t->hooks.ctx, pid, &maps[i]) &&
+		    t->src.table(t->src.ctx, pid, &maps[i]))
+			t->st.built_later++;
+	t->hooks.lazy = false;
+	bpf_tables__set_maps(t, pid, maps, n);
+	t->hooks.lazy = lazy;
+	t->st.procs_served++;
+	st_info("unwind: tables of process %d loaded", pid);
+	for (i = 0; i < n; i++)
+		free(maps[i].path);
+	free(maps);
+}
+
+int bpf_tables__build_pending(struct bpf_tables *t)
+{
+	if (!t->nwaiting)
+		return 0;
+	tables__serve(t, t->waiting[0]);
+	return 1;
+}
+
+void bpf_tables__end_lazy(struct bpf_tables *t)
+{
+	t->hooks.lazy = false;
+}
+
+void bpf_tables__serve_now(struct bpf_tables *t, int pid)
+{
+	const struct loaded_proc *lp = t->nwaiting ? tables__proc(t, pid) : NULL;
+
+	if (lp && lp->pending)
+		tables__serve(t, pid);
 }
 
 const struct bpf_tables_stats *bpf_tables__stats(const struct bpf_tables *t)
@@ -191,21 +532,43 @@ const struct bpf_tables_stats *bpf_tables__stats(const struct bpf_tables *t)
 	return &t->st;
 }
 
-void bpf_tables__report(const struct bpf_tables *t)
+/* Rows in use, the most at once, what was freed, and what the maps take. */
+static void tables__report_memory(const struct bpf_tables *t)
 {
 	const struct bpf_tables_stats *s = &t->st;
 
-	/* Memory: rows in use, and what the maps reserve (rows + per-process mapping arrays). */
-	st_info("unwind tables: %llu files, %llu rows (%llu KiB) of %llu, %llu processes now; "
-		"maps reserve %llu KiB rows + %llu KiB processes",
+	fprintf(stderr,
+		"stacktap: unwind tables: %llu files, %llu rows (%llu KiB) of %llu now, peak %llu; "
+		"freed %llu files, %llu rows; %llu processes now, %llu loaded late with %llu "
+		"tables built for them; %zu tables idle (%llu rows), %llu released\n",
 		(unsigned long long)s->files, (unsigned long long)s->rows_used,
 		(unsigned long long)(s->rows_used * sizeof(struct unwind_row) / 1024),
-		(unsigned long long)s->rows_max, (unsigned long long)s->procs,
+		(unsigned long long)s->rows_max, (unsigned long long)s->rows_peak,
+		(unsigned long long)s->files_freed, (unsigned long long)s->rows_freed,
+		(unsigned long long)s->procs, (unsigned long long)s->procs_served,
+		(unsigned long long)s->built_later, t->nidle, (unsigned long long)t->idle_rows,
+		(unsigned long long)s->tables_released);
+	fprintf(stderr,
+		"stacktap: unwind maps: rows %llu KiB reserved; processes %llu KiB now (%zu B each, "
+		"at most %llu)\n",
 		(unsigned long long)(s->rows_max * sizeof(struct unwind_row) / 1024),
-		(unsigned long long)(t->procs_max * sizeof(struct st_uproc) / 1024));
+		(unsigned long long)(s->procs * sizeof(struct st_uproc) / 1024),
+		sizeof(struct st_uproc), (unsigned long long)t->procs_max);
+}
+
+void bpf_tables__report(const struct bpf_tables *t, bool memory)
+{
+	const struct bpf_tables_stats *s = &t->st;
+
+	if (memory)
+		tables__report_memory(t);
 	if (s->files_no_room)
 		fprintf(stderr, "stacktap: %llu files unwound by frame pointers: row table full\n",
 			(unsigned long long)s->files_no_room);
+	if (s->files_over_cap)
+		fprintf(stderr, "stacktap: %llu files unwound by frame pointers: over the per-file "
+				"cap of %u rows\n",
+			(unsigned long long)s->files_over_cap, t->file_cap);
 	if (s->procs_no_room)
 		fprintf(stderr, "stacktap: %llu processes without tables: process table full\n",
 			(unsigned long long)s->procs_no_room);
@@ -214,12 +577,20 @@ void bpf_tables__report(const struct bpf_tables *t)
 			(unsigned long long)s->maps_dropped, ST_UNW_MAX_MAPS);
 }
 
+static void tables__drop_proc(struct hnode *n)
+{
+	loaded_proc__free((struct loaded_proc *)n);
+}
+
 void bpf_tables__free(struct bpf_tables *t)
 {
 	if (!t)
 		return;
-	if (t->rows)
-		munmap(t->rows, t->rows_bytes);
+	free(t->keys);
+	htab__drain(&t->procs, tables__drop_proc);
+	row_space__release(&t->space);
+	free(t->idle);
+	free(t->waiting);
 	free(t->files);
 	free(t);
 }

@@ -68,9 +68,9 @@ static struct copy_proc *copy__convert(struct copy_unwinder *cu, int pid,
 
 		if (!(maps[i].prot & PROC_MAP_X))
 			continue;
+		/* Tables are found at each walk (copy__tables): they may be freed meanwhile. */
 		*um = (struct unwind_map){ .start = maps[i].start, .end = maps[i].end,
 					   .pgoff = maps[i].pgoff, .path = strdup(maps[i].path) };
-		unwind_map__set_table(um, cu->src.table(cu->src.ctx, pid, &maps[i]));
 		p->n++;
 	}
 	if (!p->maps) {
@@ -122,6 +122,28 @@ static struct copy_proc *copy__proc(struct copy_unwinder *cu, int pid)
 	return e ? e->data : NULL;
 }
 
+/*
+ * The tables of @p's files as they are now: a table is freed when no live
+ * process maps its file (lib/unwind/bpf_tables.c) and built again when a
+ * late copy needs it, so a pointer kept from an earlier walk may be stale.
+ */
+static void copy__tables(struct copy_unwinder *cu, int pid, struct copy_proc *p)
+{
+	struct proc_map pm;
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		struct unwind_map *um = &p->maps[i];
+
+		um->table = NULL;
+		if (!um->path)
+			continue; /* anonymous code: no table; the [vdso]'s comes from its image */
+		pm = (struct proc_map){ .start = um->start, .end = um->end, .pgoff = um->pgoff,
+					.prot = PROC_MAP_R | PROC_MAP_X, .path = (char *)um->path };
+		unwind_map__set_table(um, cu->src.table(cu->src.ctx, pid, &pm));
+	}
+}
+
 enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const struct st_ucopy *c,
 				     uint64_t *out, size_t max, size_t *n)
 {
@@ -143,6 +165,7 @@ enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const st
 		cu->frames = f;
 		cu->cap = max;
 	}
+	copy__tables(cu, pid, p);
 	stop = unwinder__walk_opts(p->maps, p->n, &regs, &stack, &cu->opts, cu->frames, max, n);
 	/* The BPF walker's marks (bpf/record.h): frame 0 is exact by position and unmarked. */
 	for (i = 0; i < *n; i++)

@@ -37,6 +37,22 @@ struct hnode *hnode__next_same(struct hnode *n)
 	return NULL;
 }
 
+int htab__remove(struct htab *h, struct hnode *node)
+{
+	struct hnode **pp;
+
+	if (!h->nb)
+		return -ENOENT;
+	for (pp = &h->b[htab__slot(h->nb, node->k1, node->k2)]; *pp; pp = &(*pp)->next) {
+		if (*pp == node) {
+			*pp = node->next;
+			h->n--;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int htab__insert(struct htab *h, struct hnode *node)
 {
 	struct hnode **nb, *n, *next;

@@ -34,6 +34,13 @@ struct hnode *hnode__next_same(struct hnode *n);
  */
 int htab__insert(struct htab *h, struct hnode *node);
 
+/**
+ * htab__remove() - unlink @node (the caller frees it).
+ *
+ * Return: 0, or -ENOENT when @node is not in @h.
+ */
+int htab__remove(struct htab *h, struct hnode *node);
+
 /** htab__drain() - call @fn on every node (it may free it), then empty the table. */
 void htab__drain(struct htab *h, void (*fn)(struct hnode *));
 

@@ -21,6 +21,7 @@ run_wl() {
 	ST_PIDS+=("$spid")
 	wait_for_line "$TMP/$name.err" '^(Tracing|Sampling)' ||
 		{ fail "$name" "tracer not attached: $(cat "$TMP/$name.err")"; return 1; }
+	wait_tables "$name" "$pid" || return 1
 	echo go > "$TMP/go"
 	wait "$wpid"
 	wait "$spid"

@@ -89,6 +89,15 @@ expect_nothing_left() {
 
 # run_traced NAME WORKLOAD_ARGS -- STACKTAP_ARGS: the workload waits on a fifo
 # until the tracer has attached; stdout/stderr of stacktap land in $TMP/NAME.{out,err}.
+# wait_tables NAME PID: unwind tables are built after attach, and until then
+# a process's stacks are copies unwound in user space. A test of the BPF walk
+# itself sets TABLES_READY=1 (and passes --debug, which prints the line).
+wait_tables() {
+	[ -n "${TABLES_READY:-}" ] || return 0
+	wait_for_line "$TMP/$1.err" "tables of process $2 loaded" ||
+		{ fail "$1" "tables not loaded: $(cat "$TMP/$1.err")"; return 1; }
+}
+
 run_traced() {
 	local name=$1; shift
 	local wargs=() sargs=()
@@ -103,6 +112,7 @@ run_traced() {
 	local spid=$!
 	ST_PIDS+=("$spid")
 	wait_for_line "$TMP/$name.err" '^Tracing' || { fail "$name" "tracer not attached: $(cat "$TMP/$name.err")"; return 1; }
+	wait_tables "$name" "$wpid" || return 1
 	echo go > "$TMP/go"
 	wait "$wpid"
 	wait "$spid"

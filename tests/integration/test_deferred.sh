@@ -34,12 +34,13 @@ at_least same-stacks-offcpu-nonempty "$(grep -c ';nap;' "$TMP/nap-deferred.out")
 # 2. A thread whose stack pages are not present (MADV_DONTNEED on its memfd
 #    stack before each getppid): the deferred walk faults them in and has the
 #    whole chain; the synchronous one stops at the first absent page and says so.
-run_wl cold-deferred "$W/offcpu_fp" cold 5 -- count -U --user-stacks=deferred -p @PID@ \
-	t:syscalls:sys_enter_getppid
+# The walk in BPF, not a copy: tables first (a copy is 16 KiB of a cold stack).
+TABLES_READY=1 run_wl cold-deferred "$W/offcpu_fp" cold 5 -- count --debug -U \
+	--user-stacks=deferred -p @PID@ t:syscalls:sys_enter_getppid
 stack_block cold4 cold3 cold2 cold1 cold_thread start_thread __GI___clone3 5 > "$TMP/want"
 expect_file_eq cold-deferred-complete "$TMP/cold-deferred.out" "$TMP/want"
-run_wl cold-sync "$W/offcpu_fp" cold 5 -- count -U --user-stacks=sync -p @PID@ \
-	t:syscalls:sys_enter_getppid
+TABLES_READY=1 run_wl cold-sync "$W/offcpu_fp" cold 5 -- count --debug -U --user-stacks=sync \
+	-p @PID@ t:syscalls:sys_enter_getppid
 stack_block cold4 "[unwind stopped: reading the stack failed]" 5 > "$TMP/want"
 expect_file_eq cold-sync-cut "$TMP/cold-sync.out" "$TMP/want"
 expect_eq cold-sync-counted "$(grep -c '5 user stacks stopped early: reading the stack failed' \
