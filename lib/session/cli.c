@@ -29,6 +29,7 @@ enum {
 	OPT_FORMAT,
 	OPT_NO_DEMANGLE,
 	OPT_LINES,
+	OPT_FAST_START,
 };
 
 /*
@@ -74,6 +75,10 @@ static const struct argp_option common_options[] = {
 	  "deferred (on return to user space: one walk per kernel entry, may fault pages in; "
 	  "the default of profile and offcpu where the kernel has task_work) or sync (at the "
 	  "event; the default of count and snoop)", 2 },
+	{ "fast-start", OPT_FAST_START, NULL, 0,
+	  "Start tracing before the unwind tables are built: until they are, user stacks are "
+	  "copied and unwound in user space (which stops at signal frames, coroutines and "
+	  "return probes)", 2 },
 	{ "unwind-check", OPT_UNWIND_CHECK, NULL, 0,
 	  "Also copy each user stack, unwind it in user space and count events where the "
 	  "two walks differ (a self-test of the BPF walker)", 2 },
@@ -218,6 +223,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	case 'v': o->addrs = o->lines = true; break;
 	case OPT_LINES: o->lines = true; break;
 	case OPT_NO_DEMANGLE: o->no_demangle = true; break;
+	case OPT_FAST_START: o->fast_start = true; break;
 	case 'o': o->output = arg; break;
 	case OPT_FORMAT: o->format_name = arg; break;
 	case OPT_RINGBUF:

@@ -17,6 +17,7 @@ struct st_common_opts {
 	bool addrs;             /* -v: addresses beside names (and lines) */
 	bool lines;             /* --lines, -v: source file and line of each frame */
 	bool no_demangle;       /* --no-demangle: names as the symbol tables have them */
+	bool fast_start;        /* --fast-start: attach before the unwind tables are built */
 	bool debug;             /* libbpf's own messages */
 	uint64_t duration_ns;   /* -D */
 	uint64_t ringbuf_kb;    /* 0: sized to the machine */

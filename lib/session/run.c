@@ -204,12 +204,15 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		if (!r->tables)
 			return -errno;
 		/*
+		 * Tables before the banner unless --fast-start: until they are built a
+		 * stack comes as a copy, and the user-space unwinder stops where the BPF
+		 * walker goes on (signal frames, coroutines, uretprobe trampolines).
 		 * --unwind-check compares every walk with its copy: no walks cut short on
 		 * purpose. A tool with records of its own (offcpu's switch-in) pairs them
 		 * with events, and loses the blocked time of an event whose user stack came
-		 * as a copy (open): its target's tables are built before the banner.
+		 * as a copy (open).
 		 */
-		hooks.lazy = !common->unwind_check && !so->on_record;
+		hooks.lazy = common->fast_start && !common->unwind_check && !so->on_record;
 		bpf_tables__set_hooks(r->tables, &hooks);
 	}
 	err = run__copy_setup(r, common, &src);

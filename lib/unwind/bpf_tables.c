@@ -439,6 +439,8 @@ int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *m
 		err = tables__wait(t, pid, maps, n);
 	if (!err)
 		err = tables__put(t, pid, p);
+	if (!err && !waits)
+		st_info("unwind: tables of process %d loaded", pid);
 out:
 	free(tabs);
 	free(p);
@@ -500,7 +502,6 @@ static void tables__serve(struct bpf_tables *t, int pid)
 	bpf_tables__set_maps(t, pid, maps, n);
 	t->hooks.lazy = lazy;
 	t->st.procs_served++;
-	st_info("unwind: tables of process %d loaded", pid);
 	for (i = 0; i < n; i++)
 		free(maps[i].path);
 	free(maps);
