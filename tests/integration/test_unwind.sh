@@ -115,4 +115,4 @@ expect_eq dlopen-chain "$(cat "$TMP/dl.out")" \
 # the JIT code, tests/integration/test_names.sh walks through it to main.)
 TABLES_READY=1 run_traced jit "$W/jit_nofp" 4 -- count --debug -U --unwind=table -p @PID@ "u:$W/jit_nofp:jit_leaf"
 expect_eq jit-stops "$(cat "$TMP/jit.out") | $(grep 'stopped early' "$TMP/jit.err")" \
-	"$(stack_block jit_leaf "[unknown] ([anon])" 4) | stacktap: 4 user stacks stopped early: no unwind table for the pc (table mode)"
+	"$(stack_block jit_leaf "[unknown] ([anon])" "[unwind stopped: no unwind table for the pc (table mode)]" 4) | stacktap: 4 user stacks stopped early: no unwind table for the pc (table mode)"

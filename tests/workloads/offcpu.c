@@ -100,14 +100,22 @@ NOINLINE long s3(long ms) { long t = nap(ms); sink++; return t; }
 NOINLINE long s2(long ms) { long t = s3(ms); sink++; return t; }
 NOINLINE long s1(long ms) { long t = s2(ms); sink++; return t; }
 
+static long switches(int all);
+
+/*
+ * Also prints "sleep_blocks B": the naps that really blocked (voluntary
+ * switches). On a loaded machine a nap preempted past its end never sleeps.
+ */
 static int run_sleep(long ms, long ms2)
 {
 	long long total[2] = { 0, 0 };
-	long i;
+	long i, before;
 
 	ready_and_wait();
+	before = switches(0);
 	for (i = 0; i < iterations; i++)
 		total[ms2 && (i & 1)] += s1(ms2 && (i & 1) ? ms2 : ms);
+	printf("sleep_blocks %ld\n", switches(0) - before);
 	printf("slept_ns %lld\n", total[0] + total[1]);
 	if (ms2)
 		printf("slept_ns_a %lld\nslept_ns_b %lld\n", total[0], total[1]);
