@@ -107,13 +107,7 @@ run_one() {
 
 main() {
 	local r t p
-	[ "$(id -u)" = 0 ] || { note "needs root"; exit 1; }
-	[ -x "$ST" ] || { note "$ST: not built (make O=$O)"; exit 1; }
-	command -v bpftrace > /dev/null || REASON[bpftrace]="bpftrace missing: apt-get install bpftrace"
-	BCC_REASON=
-	[ -x "$BCC" ] || BCC_REASON="$BCC missing: apt-get install bpfcc-tools"
-	[ -z "$BCC_REASON" ] && bcc_headers
-	[ -n "$BCC_REASON" ] && REASON[bcc]=$BCC_REASON
+	bench_preflight
 	bpf_stats_on
 	echo "$(date -u '+%F %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "profile -F 99 system-wide: quiet $SECS s, then churn of $PROCS short processes; $REPS round(s)"

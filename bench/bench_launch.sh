@@ -61,13 +61,7 @@ tool_cmd() {
 
 main() {
 	local r t g out
-	[ "$(id -u)" = 0 ] || { note "needs root"; exit 1; }
-	[ -x "$ST" ] || { note "$ST: not built (make O=$O)"; exit 1; }
-	command -v bpftrace > /dev/null || REASON[bpftrace]="bpftrace missing: apt-get install bpftrace"
-	BCC_REASON=
-	[ -x "$BCC" ] || BCC_REASON="$BCC missing: apt-get install bpfcc-tools"
-	[ -z "$BCC_REASON" ] && bcc_headers
-	[ -n "$BCC_REASON" ] && REASON[bcc]=$BCC_REASON
+	bench_preflight
 	start_targets
 	echo "$(date -u '+%F %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "launch to banner, profile -F 99; median of $REPS; node $(node --version 2>/dev/null)," \

@@ -146,3 +146,15 @@ bench_cleanup() {
 	[ -n "${STATS_WAS:-}" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
 	rm -rf "$TMP"
 }
+
+# bench_preflight: root and a built $ST, else exit; a peer that cannot run gets its reason in
+# the caller's REASON[bpftrace] / REASON[bcc] ($BCC is the caller's bcc tool).
+bench_preflight() {
+	[ "$(id -u)" = 0 ] || { note "needs root"; exit 1; }
+	[ -x "$ST" ] || { note "$ST: not built (make O=$O)"; exit 1; }
+	command -v bpftrace > /dev/null || REASON[bpftrace]="bpftrace missing: apt-get install bpftrace"
+	BCC_REASON=
+	[ -x "$BCC" ] || BCC_REASON="$BCC missing: apt-get install bpfcc-tools"
+	[ -z "$BCC_REASON" ] && bcc_headers
+	[ -n "$BCC_REASON" ] && REASON[bcc]=$BCC_REASON
+}
