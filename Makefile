@@ -34,14 +34,15 @@ endif
 # (go tool pprof), babeltrace2, chromium and nodejs.
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg \
-	    golang-go babeltrace2 chromium nodejs python3 bpftrace strace util-linux mount
+	    golang-go babeltrace2 chromium nodejs python3 bpftrace strace util-linux mount \
+	    libzstd-dev
 # Packages `make bench-deps` adds: the peer tools we measure against.
 BENCH_PKGS := bpfcc-tools linux-perf linux-headers-amd64 bc
 
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
 ST_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -I$(O) $(CFLAGS)
-LDLIBS  := -lbpf -lelf -ldw -lz -lpthread -lstdc++
+LDLIBS  := -lbpf -lelf -ldw -lz -lzstd -lpthread -lstdc++
 ifneq ($(SAN),)
 ST_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
 LDFLAGS   += -fsanitize=$(SAN)
