@@ -17,6 +17,20 @@
 /* gdb's default debug-file-directory, where Debian's -dbg and -dbgsym packages install. */
 #define DEBUG_ROOT "/usr/lib/debug"
 
+/*
+ * The debug-file door, twin of the proc source (lib/proc/source.h): where
+ * the debug file of a build ID is. Live: DEBUG_ROOT/.build-id/xx/yyyy.debug;
+ * a report looks in its recording, --debug-dir and --symfs first.
+ */
+struct debug_source {
+	/* An fd on the debug file of build ID @id and its path (malloc'ed), or -1. */
+	int (*open_by_id)(void *ctx, const uint8_t *id, size_t len, char **path);
+	void *ctx;
+};
+
+/** debug_file_set_source() - find by build ID through @s (copied), or live with NULL. */
+void debug_file_set_source(const struct debug_source *s);
+
 /**
  * debug_file__open() - open the separate debug file of @elf.
  * @name: the file's path (where its .gnu_debuglink is looked for)

@@ -59,7 +59,11 @@ struct proc_registry *procs__new(void);
 /** procs__listen() - @l hears every later change (copied; NULL stops). */
 void procs__listen(struct proc_registry *r, const struct procs_listener *l);
 
-/** procs_now() - Return: now on the clock of events and records (CLOCK_MONOTONIC, ns). */
+/**
+ * procs_now() - now on the clock of events and records (CLOCK_MONOTONIC, ns),
+ * through the proc source: a report's now is the recording's.
+ * Return: it.
+ */
 uint64_t procs_now(void);
 
 /**

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/proc/source.h"
 #include "lib/session/joiner.h"
 
 struct jevent {
@@ -472,14 +473,6 @@ int joiner__lookup(struct joiner *j, uint64_t cookie, const uint64_t **ips, size
 	return 0;
 }
 
-static bool joiner__proc_alive(uint32_t pid, uint32_t tid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%u/task/%u", pid, tid);
-	return access(path, F_OK) == 0;
-}
-
 int joiner__tick(struct joiner *j, uint64_t now_ns, uint64_t min_gap_ns)
 {
 	struct jentry *e, *next;
@@ -490,7 +483,7 @@ int joiner__tick(struct joiner *j, uint64_t now_ns, uint64_t min_gap_ns)
 	j->last_tick = now_ns;
 	for (e = j->waiting.head; e && !ret; e = next) {
 		bool alive = j->o.task_alive ? j->o.task_alive(j->o.ctx, e->pid, e->tid)
-					     : joiner__proc_alive(e->pid, e->tid);
+					     : proc_source_task_alive(e->pid, e->tid);
 
 		next = e->next;
 		if (alive)

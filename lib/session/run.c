@@ -2,10 +2,12 @@
 /* What every capturing tool sets up around its loaded BPF object. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/proc/lifecycle.h"
 #include "lib/proc/registry.h"
+#include "lib/proc/source.h"
 #include "lib/session/proc_events.h"
 #include "lib/session/run.h"
 #include "lib/sym/symbolizer.h"
@@ -83,17 +85,17 @@ static const struct unwind_table *run__table(void *ctx, int pid, const struct pr
 /* The process of thread @tid, so -t loads its tables before the first walk. */
 static int run__tgid(int tid)
 {
-	char path[64], line[128];
+	char *text, *line;
+	uint64_t ts;
+	size_t len;
 	int tgid = tid;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	if (f)
-		fclose(f);
+	if (proc_source_read(tid, "status", &text, &len, &ts))
+		return tid;
+	line = strstr(text, "\nTgid:");
+	if (line)
+		sscanf(line + 1, "Tgid: %d", &tgid);
+	free(text);
 	return tgid;
 }
 

@@ -9,12 +9,11 @@
 #include "lib/report/report.h"
 #include "lib/stack/store.h"
 #include "lib/sym/event_frames.h"
-#include "lib/sym/ksyms.h"
+#include "lib/sym/ksyms_source.h"
 #include "lib/sym/symbolizer.h"
 #include "lib/util/log.h"
 
 struct symbolizer {
-	struct ksyms *ksyms; /* NULL when kallsyms is unreadable: kernel frames stay raw */
 	struct proc_registry *procs;
 	struct stack_store *names; /* names made here ("[unknown] (libc.so.6+0x1234)"), interned */
 	struct symbolizer_stats stats;
@@ -40,10 +39,6 @@ struct symbolizer *symbolizer__new(struct proc_registry *procs)
 		errno = ENOMEM;
 		return NULL;
 	}
-	sz->ksyms = ksyms__load(NULL);
-	if (!sz->ksyms)
-		st_warn("kallsyms: cannot read /proc/kallsyms (%s): kernel frames stay addresses",
-			strerror(errno));
 	return sz;
 }
 
@@ -210,7 +205,7 @@ static int name__kernel_batch(struct symbolizer *sz, struct name_ref *refs, size
 	qsort(refs, n, sizeof(*refs), name_ref__cmp);
 	for (i = 0; i < n && !err; i++) {
 		if (!i || refs[i].key != refs[i - 1].key)
-			k = sz->ksyms ? ksyms__find(sz->ksyms, refs[i].key) : NULL;
+			k = ksyms_source_find(refs[i].key); /* kallsyms, or as recorded */
 		err = symbolizer__kernel_name(sz, refs[i].f, k);
 	}
 	return err;
@@ -271,7 +266,6 @@ void symbolizer__free(struct symbolizer *sz)
 {
 	if (!sz)
 		return;
-	ksyms__free(sz->ksyms);
 	stack_store__free(sz->names);
 	free(sz);
 }
