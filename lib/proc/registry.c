@@ -107,18 +107,22 @@ static void procs__refused(struct proc_registry *r, const struct proc_map *m,
 	st_info("procs: %s: not used: %s", m->path, safe_open_why_text(why));
 }
 
-/* The file model of a mapping, opened the first time any process maps the file. */
+/*
+ * The file model of a mapping, opened the first time any process maps the
+ * file; *why says why it is NULL for a file that could not be used.
+ */
 static struct elf_file *procs__open_file(struct proc_registry *r, int pid,
-					 const struct proc_map *m)
+					 const struct proc_map *m, uint8_t *why)
 {
 	uint64_t dev = elf_cache_dev(m->dev_major, m->dev_minor);
-	enum safe_open_why why;
+	enum safe_open_why w = SAFE_OPEN_OK;
 	struct elf_file *ef;
 	size_t size;
 	void *image;
 	bool known;
 	int fd;
 
+	*why = SAFE_OPEN_OK;
 	if (!m->inode) {
 		if (strcmp(m->path, "[vdso]"))
 			return NULL; /* anonymous code: JIT or similar */
@@ -128,12 +132,14 @@ static struct elf_file *procs__open_file(struct proc_registry *r, int pid,
 		return ef;
 	}
 	ef = elf_cache__get(r->files, dev, m->inode, &known);
-	if (known)
+	if (known) {
+		*why = ef ? SAFE_OPEN_OK : elf_cache__why(r->files, dev, m->inode);
 		return ef;
+	}
 	/* The very file mapped, live; or the recorded one, found by build ID, in a report. */
-	fd = proc_source_open_mapped(pid, m, &why);
+	fd = proc_source_open_mapped(pid, m, &w);
 	if (fd < 0)
-		procs__refused(r, m, why);
+		procs__refused(r, m, w);
 	ef = elf_cache__add(r->files, dev, m->inode, fd, m->path);
 	if (fd >= 0 && !ef) {
 		r->stats.not_elf++;
@@ -141,6 +147,9 @@ static struct elf_file *procs__open_file(struct proc_registry *r, int pid,
 	}
 	if (fd >= 0)
 		close(fd);
+	else
+		elf_cache__set_why(r->files, dev, m->inode, w);
+	*why = ef ? SAFE_OPEN_OK : w;
 	return ef;
 }
 
@@ -159,9 +168,9 @@ static int procs__tl_map(struct proc_registry *r, struct reg_proc *p, int pid,
 	live = p ? timeline__find(&p->tl, TL_LIVE - 1, m->start) : NULL;
 	if (live && live->start == m->start && live->end == m->end && live->pgoff == m->pgoff &&
 	    live->dev == dev && live->ino == m->inode && live->path == out->path)
-		out->file = live->file;
+		out->file = live->file, out->why = live->why;
 	else
-		out->file = procs__open_file(r, pid, m);
+		out->file = procs__open_file(r, pid, m, &out->why);
 	return 0;
 }
 
@@ -389,7 +398,7 @@ int procs__resolve(const struct proc_registry *r, int pid, uint64_t ts, uint64_t
 		return -ENOENT;
 	*out = (struct proc_loc){ .path = m->path, .file = m->file,
 				  .file_off = addr - m->start + m->pgoff,
-				  .file_backed = m->ino || m->file };
+				  .file_backed = m->ino || m->file, .why = m->why };
 	return 0;
 }
 

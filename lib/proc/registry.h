@@ -35,6 +35,7 @@ struct proc_loc {
 	struct elf_file *file; /* its file model; NULL: anonymous, or the file could not be used */
 	uint64_t file_off;     /* the address as an offset in the mapped file */
 	bool file_backed;      /* a file or the vDSO: file_off names a place in it */
+	uint8_t why;           /* file NULL though file_backed: why (enum safe_open_why) */
 };
 
 /* Who hears about changes: the views of the mappings. */

@@ -115,16 +115,16 @@ struct rec_alive {
 #define REC_BUILD_ID_MAX 20
 
 /* rec_file.flags */
-#define REC_FILE_UNREADABLE (1u << 0) /* could not be opened while recording */
-#define REC_FILE_NOT_ELF (1u << 1)
+#define REC_FILE_UNREADABLE (1u << 0) /* not usable while recording (gone, not ELF, refused) */
+#define REC_FILE_HASH_ID (1u << 2)    /* no build ID: build_id holds a hash of the content */
 
 /* A mapped file's identity, as the process mappings name it. */
 struct rec_file {
 	uint64_t inode;
 	uint32_t dev_major, dev_minor;
-	uint64_t size;        /* fstat at record time */
-	uint64_t mtime_ns;
-	uint8_t build_id_len; /* 0: the file has none */
+	uint64_t size;        /* bytes, as read while recording */
+	uint64_t reserved;    /* 0 */
+	uint8_t build_id_len; /* 0: unusable (REC_FILE_UNREADABLE) */
 	uint8_t flags;        /* REC_FILE_* */
 	uint16_t path_len;
 	uint32_t pad;

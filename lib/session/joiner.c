@@ -262,9 +262,13 @@ static int joiner__emit(struct joiner *j, const struct st_event *ev, const uint6
 	out = (struct st_event *)j->out;
 	*out = *ev;
 	out->udepth = ud;
-	out->flags |= flags;
-	memcpy(j->out + sizeof(*ev) / 8, kips, ev->kdepth * sizeof(uint64_t));
-	memcpy(j->out + sizeof(*ev) / 8 + ev->kdepth, uips, ud * sizeof(uint64_t));
+	/* A held event keeps no copy of its own: only its stack's copy may follow. */
+	out->flags = (ev->flags & ~ST_EV_UCOPY) | flags;
+	/* A lost stack has no frames and no array: memcpy may not see NULL, even for 0 bytes. */
+	if (ev->kdepth)
+		memcpy(j->out + sizeof(*ev) / 8, kips, ev->kdepth * sizeof(uint64_t));
+	if (ud)
+		memcpy(j->out + sizeof(*ev) / 8 + ev->kdepth, uips, ud * sizeof(uint64_t));
 	if (copy_len) {
 		memcpy(j->out + sizeof(*ev) / 8 + ev->kdepth + ud, e->copy, copy_len);
 		out->flags |= e->uflags & (ST_EV_UCOPY | ST_EV_UNLOADED);

@@ -8,6 +8,8 @@
 #include "lib/proc/lifecycle.h"
 #include "lib/proc/registry.h"
 #include "lib/proc/source.h"
+#include "lib/record/recorder.h"
+#include "lib/record/replay.h"
 #include "lib/session/proc_events.h"
 #include "lib/session/run.h"
 #include "lib/sym/symbolizer.h"
@@ -62,6 +64,9 @@ static void run__maps_changed(void *ctx, int pid, const struct proc_map *maps, s
 		bpf_tables__set_maps(r->tables, pid, maps, n);
 	if (r->cu)
 		copy_unwinder__set_maps(r->cu, pid, maps, n);
+	/* stacktap record: the files these name, identified while they are mapped. */
+	if (r->rec)
+		recorder__on_maps(r->rec, pid, maps, n);
 }
 
 /* Symbols stay for late events; only the walker's table entry goes. */
@@ -124,7 +129,30 @@ static int run__copy_setup(struct st_run *r, const struct st_common_opts *common
 int st_run__prepare(const struct st_common_opts *common)
 {
 	st_libbpf_logging(common->debug);
+	/* A report loads nothing: it needs no privileges, no BTF, no tracefs. */
+	if (st_run_replaying())
+		return 0;
 	return machine_prepare();
+}
+
+bool st_run_replaying(void)
+{
+	return replay_active() != NULL;
+}
+
+/*
+ * Recording without --print: the pipeline runs up to the tool, so every
+ * /proc read a replay will ask for is made and written down, but the tool
+ * sees nothing and holds nothing, and memory stays flat however long.
+ */
+static void run__record_setup(struct st_run *r)
+{
+	recorder__watch(r->rec, r->procs);
+	if (recorder__prints(r->rec))
+		return;
+	r->tool.on_event = NULL;
+	r->tool.on_record = NULL;
+	r->tool.on_interval = NULL;
 }
 
 int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_common_opts *common,
@@ -133,18 +161,22 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	const struct unwind_table_source src = { .table = run__table, .ctx = r };
 	const struct procs_listener views = { .maps = run__maps_changed, .exited = run__exited,
 					      .ctx = r };
+	struct replay *rp = replay_active();
 	struct session_opts own = *so;
 	int err;
 
 	r->common = common;
 	r->tool = *so;
+	r->rec = recorder_active();
 	r->procs = procs__new();
 	if (!r->procs)
 		return -errno;
+	if (r->rec)
+		run__record_setup(r);
 	r->sym = symbolizer__new(r->procs);
 	if (!r->sym)
 		return -errno;
-	if (common->unwind == ST_UNWIND_TABLE || common->unwind == ST_UNWIND_AUTO) {
+	if (!rp && (common->unwind == ST_UNWIND_TABLE || common->unwind == ST_UNWIND_AUTO)) {
 		r->tables = bpf_tables__new(obj, &src);
 		if (!r->tables)
 			return -errno;
@@ -155,15 +187,18 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	procs__listen(r->procs, &views);
 	if (common->pid || common->tid)
 		procs__see(r->procs, common->pid ? common->pid : run__tgid(common->tid), procs_now());
-	r->proc_events = proc_events__attach(obj);
-	if (!r->proc_events)
-		return -errno;
+	if (!rp) {
+		r->proc_events = proc_events__attach(obj);
+		if (!r->proc_events)
+			return -errno;
+	}
 	own.on_event = run__on_event;
 	own.on_record = run__on_record;
 	own.on_interval = run__on_interval;
 	own.on_proc = run__on_proc;
 	own.ctx = r;
-	r->session = session__new(obj, &own);
+	own.rec = r->rec;
+	r->session = rp ? session__new_replay(rp, &own) : session__new(obj, &own);
 	return r->session ? 0 : -errno;
 }
 

@@ -35,6 +35,7 @@ enum frame_src_kind {
 struct frame_src {
 	struct elf_file *file; /* FRAME_SRC_FILE: the file model; NULL when it could not be used */
 	uint8_t kind;          /* enum frame_src_kind */
+	uint8_t why;           /* file NULL: why (enum safe_open_why) */
 };
 
 struct event_frames {

@@ -12,6 +12,7 @@
 #include "lib/sym/ksyms_source.h"
 #include "lib/sym/symbolizer.h"
 #include "lib/util/log.h"
+#include "lib/util/safe_open.h"
 
 struct symbolizer {
 	struct proc_registry *procs;
@@ -75,13 +76,17 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* A frame in a file but in no symbol: named by its file and offset. */
-static int name__file_offset(struct symbolizer *sz, struct report_frame *f)
+/*
+ * A frame in a file but in no symbol: named by its file and offset; a report
+ * that found only another build of the file says so (docs/recording.md).
+ */
+static int name__file_offset(struct symbolizer *sz, struct report_frame *f, uint8_t why)
 {
 	char buf[512];
 
-	snprintf(buf, sizeof(buf), "[unknown] (%s+%#llx)", f->module ? base_name(f->module) : "?",
-		 (unsigned long long)f->file_off);
+	snprintf(buf, sizeof(buf), "[unknown] (%s+%#llx%s)",
+		 f->module ? base_name(f->module) : "?", (unsigned long long)f->file_off,
+		 why == SAFE_OPEN_OTHER_BUILD ? ", other build" : "");
 	sz->stats.user_no_sym++;
 	f->name = symbolizer__intern(sz, buf);
 	return f->name ? 0 : -ENOMEM;
@@ -114,7 +119,7 @@ static int name__collect_user(struct symbolizer *sz, const struct event_frames *
 	switch (src->kind) {
 	case FRAME_SRC_FILE:
 		if (!src->file)
-			return name__file_offset(sz, f);
+			return name__file_offset(sz, f, src->why);
 		refs[(*n)++] = (struct name_ref){ src->file, lookup_at(f, f->file_off), f };
 		return 0;
 	case FRAME_SRC_ANON:
@@ -167,7 +172,7 @@ static int name__user_batch(struct symbolizer *sz, struct name_ref *refs, size_t
 				s = elf_file__find_sym(refs[i].file, vaddr);
 		}
 		if (!s) {
-			err = name__file_offset(sz, f);
+			err = name__file_offset(sz, f, SAFE_OPEN_OK);
 			continue;
 		}
 		f->name = s->name;

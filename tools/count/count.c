@@ -55,7 +55,7 @@ static const char doc[] =
 
 enum { OPT_FOLDED = 'f' };
 
-static const struct argp_option count_options[] = {
+const struct argp_option count_options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 4 },
 	{ "delimited", 'd', NULL, 0, "Print '--' between kernel and user frames", 4 },
 	{ "perpid", 'P', NULL, 0, "Count stacks per process: 'comm [PID]', or comm-PID with -f", 4 },

@@ -136,10 +136,11 @@ int events_run__start(struct events_run *r, const struct session_opts *so)
 	size_t n;
 	int err;
 
-	err = events__load(r);
+	/* A report replays a recording: nothing to load or attach. */
+	err = st_run_replaying() ? 0 : events__load(r);
 	if (!err)
-		err = st_run__start(&r->st, r->skel->obj, &r->common, so);
-	if (err)
+		err = st_run__start(&r->st, r->skel ? r->skel->obj : NULL, &r->common, so);
+	if (err || st_run_replaying())
 		return err;
 	progs = (struct probe_progs){
 		.tracepoint = r->skel->progs.st_tracepoint,

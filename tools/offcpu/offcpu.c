@@ -78,7 +78,7 @@ static const char doc[] =
 
 enum { OPT_STATE = 0x400 };
 
-static const struct argp_option offcpu_options[] = {
+const struct argp_option offcpu_options[] = {
 	{ NULL, 0, NULL, 0, "Selection:", 4 },
 	{ "min-block-time", 'm', "US", 0, "Only blocks of at least this many us", 4 },
 	{ "max-block-time", 'M', "US", 0, "Only blocks of at most this many us", 4 },
@@ -338,20 +338,23 @@ static int offcpu_run(struct offcpu *o)
 	o->out = st_common_opts__open_output(&o->common);
 	if (!o->out)
 		return 1;
-	err = offcpu__load(o);
+	/* A report replays a recording: nothing to load or attach. */
+	err = st_run_replaying() ? 0 : offcpu__load(o);
 	if (!err)
-		err = st_run__start(&o->run, o->skel->obj, &o->common, &so);
+		err = st_run__start(&o->run, o->skel ? o->skel->obj : NULL, &o->common, &so);
 	if (!err && !(o->raw = raw_stacks__new(o->run.sym)))
 		err = -ENOMEM;
 	if (err)
 		return 1;
-	o->link = bpf_program__attach(o->skel->progs.st_offcpu_switch);
-	if (!o->link) {
-		st_err("offcpu: cannot attach to sched_switch: %s", strerror(errno));
-		return 1;
+	if (!st_run_replaying()) {
+		o->link = bpf_program__attach(o->skel->progs.st_offcpu_switch);
+		if (!o->link) {
+			st_err("offcpu: cannot attach to sched_switch: %s", strerror(errno));
+			return 1;
+		}
+		fprintf(stderr, "Tracing off-CPU time (us)... Hit Ctrl-C to end.\n");
 	}
 	session_install_signals();
-	fprintf(stderr, "Tracing off-CPU time (us)... Hit Ctrl-C to end.\n");
 	err = session__run(o->run.session);
 	bpf_link__destroy(o->link);
 	o->link = NULL;

@@ -65,7 +65,7 @@ static const char doc[] =
 
 enum { OPT_CGROUP = 0x300 };
 
-static const struct argp_option profile_options[] = {
+const struct argp_option profile_options[] = {
 	{ NULL, 0, NULL, 0, "Sampling:", 4 },
 	{ "frequency", 'F', "HZ", 0, "Samples per second on each CPU (default 49)", 4 },
 	{ "include-idle", 'I', NULL, 0, "Keep samples of the idle tasks", 4 },
@@ -83,6 +83,9 @@ static void profile__cgroup(struct argp_state *state, struct profile *p, const c
 	struct statfs sf;
 	struct stat st;
 
+	p->cgroup = path;
+	if (st_run_replaying())
+		return; /* a directory of the recording machine; only the capture used its id */
 	/*
 	 * A cgroup v2 directory's inode number is the id bpf_get_current_cgroup_id()
 	 * gives; any other directory's would match no task, silently.
@@ -91,7 +94,6 @@ static void profile__cgroup(struct argp_state *state, struct profile *p, const c
 		argp_failure(state, 2, 0, "cgroup '%s': %s", path, strerror(errno));
 	else if (!S_ISDIR(st.st_mode) || sf.f_type != CGROUP2_SUPER_MAGIC)
 		argp_failure(state, 2, 0, "cgroup '%s': not a cgroup v2 directory", path);
-	p->cgroup = path;
 	p->cgroup_id = st.st_ino;
 }
 
@@ -243,18 +245,20 @@ static int profile_run(struct profile *p)
 	p->out = st_common_opts__open_output(&p->common);
 	if (!p->out)
 		return 1;
-	err = profile__load(p);
+	/* A report replays a recording: nothing to load or attach. */
+	err = st_run_replaying() ? 0 : profile__load(p);
 	if (!err)
-		err = st_run__start(&p->run, p->skel->obj, &p->common, &so);
+		err = st_run__start(&p->run, p->skel ? p->skel->obj : NULL, &p->common, &so);
 	if (!err && !(p->raw = raw_stacks__new(p->run.sym)))
 		err = -ENOMEM;
-	if (!err)
+	if (!err && !st_run_replaying())
 		err = profile__attach(p);
 	if (err)
 		return 1;
 	session_install_signals();
-	fprintf(stderr, "Sampling at %llu Hz on %d %s... Hit Ctrl-C to end.\n",
-		(unsigned long long)p->hz, p->nlinks, st_plural(p->nlinks, "CPU", "CPUs"));
+	if (!st_run_replaying())
+		fprintf(stderr, "Sampling at %llu Hz on %d %s... Hit Ctrl-C to end.\n",
+			(unsigned long long)p->hz, p->nlinks, st_plural(p->nlinks, "CPU", "CPUs"));
 	err = session__run(p->run.session);
 	profile_print(p);
 	st_run__report(&p->run);
