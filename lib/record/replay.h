@@ -26,6 +26,7 @@ struct replay_opts {
 	size_t ndebug_dirs;
 	bool progress;                 /* progress on stderr for large recordings */
 	bool no_default_dirs;          /* not $HOME/.debug, /usr/lib/debug (tests, the fuzzer) */
+	bool no_recorded_paths;        /* not the paths the recording names (the fuzzer) */
 };
 
 struct replay;

@@ -240,7 +240,7 @@ static int locate(struct replay *rp, struct rp_file *rf)
 		fd = try_dir(rp->symfs[i], rf, true);
 	if (fd < 0 && rp->home_debug && !(f->flags & REC_FILE_HASH_ID))
 		fd = try_dir(rp->home_debug, rf, false);
-	if (fd < 0 && rf->path[0] == '/')
+	if (fd < 0 && rf->path[0] == '/' && !rp->o.no_recorded_paths)
 		fd = try_recorded_path(rf->path, f, &rf->other);
 	if (fd < 0 && !(f->flags & REC_FILE_HASH_ID))
 		fd = find_debug(rp, f->build_id, f->build_id_len, &where, &rf->other);
