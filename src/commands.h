@@ -3,6 +3,8 @@
 #ifndef ST_COMMANDS_H
 #define ST_COMMANDS_H
 
+#include <argp.h>
+
 /*
  * Each returns the process exit code: 0 ok, 1 runtime failure, 2 usage error.
  * argv[0] is the subcommand name.
@@ -14,8 +16,6 @@ int offcpu_main(int argc, char **argv);
 int unwind_table_main(int argc, char **argv);
 int record_main(int argc, char **argv);
 int report_main(int argc, char **argv);
-
-struct argp_option;
 
 /* A command `record` can run and `report` can replay (tools/record/record.c). */
 struct st_recordable {

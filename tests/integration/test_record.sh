@@ -80,6 +80,28 @@ report quiet -i "$TMP/quiet.data"
 expect_eq record-then-report "$(cat "$TMP/quiet.rep")" \
 	"$(stack_block leaf c b a main $LIBC_START $N)"
 
+# Every stack format of the command, byte for byte with the live one.
+for fmt in pprof speedscope perf-script flamegraph; do
+	run_wl "fmt-$fmt" "$W/busy_nofp" 0.5 -- record --print -o "$TMP/fmt-$fmt.data" profile \
+		-F 99 --format "$fmt" -o "$TMP/fmt-$fmt.live" -p @PID@
+	report "fmt-$fmt" -i "$TMP/fmt-$fmt.data" --format "$fmt" -o "$TMP/fmt-$fmt.out"
+	expect_file_eq "format-$fmt-same" "$TMP/fmt-$fmt.out" "$TMP/fmt-$fmt.live"
+done
+
+# --diff BEFORE AFTER: the same chain, AFTER through libc's getppid() wrapper:
+# one diff flame graph whose getppid frame is new (37 after, 0 before).
+run_wl libc "$W/chain_fp" -l $N -- record -o "$TMP/libc.data" count -U -p @PID@ \
+	t:syscalls:sys_enter_getppid
+report diff --diff "$TMP/quiet.data" "$TMP/libc.data" --format flamegraph -o "$TMP/diff.html"
+sed -n '/^<script id="fg-data"/,/^<\/script>/p' "$TMP/diff.html" | sed '1d;$d' > "$TMP/diff.json"
+expect_eq diff-flamegraph "$(jq -r '.diff as $d | .names as $n | .nodes[] |
+	select(.[2] == "u") | "\($d) \($n[.[1]]) \(.[3]) \(.[4])"' "$TMP/diff.json" | tr '\n' ';')" \
+	"$(for f in _start __libc_start_main __libc_start_call_main main a b c leaf; do
+		printf 'true %s %s %s;' "$f" $N $N; done; printf 'true getppid %s 0;' $N)"
+report diff-fmt --diff "$TMP/quiet.data" "$TMP/libc.data" --format pprof
+expect_eq diff-only-flamegraph "$(cat "$TMP/diff-fmt.rep.rc"):$(cat "$TMP/diff-fmt.rep.err")" \
+	"2:stacktap report: --diff draws a flame graph: --format flamegraph, not pprof"
+
 # 3. The binary moved away after its process exited: found again under
 #    --symfs by build ID; without it, its frames are unknown but still counted.
 mkdir -p "$TMP/bin" "$TMP/symfs" "$TMP/empty"

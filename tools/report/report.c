@@ -13,39 +13,33 @@
 
 #include "lib/record/replay.h"
 #include "src/commands.h"
+#include "tools/report/report.h"
 
 #define REPORT_DEFAULT_PATH "stacktap.data"
-#define REPORT_DIRS_MAX 16
-
-struct report_args {
-	const char *input, *output;
-	const char *symfs[REPORT_DIRS_MAX], *debug[REPORT_DIRS_MAX];
-	size_t nsymfs, ndebug;
-	bool quiet;
-	/* Everything that is not report's own goes to the command. */
-	char **pass;
-	int npass;
-};
 
 static const char doc[] =
 	"Print a recording made by 'stacktap record' as the recorded command printed it "
 	"live.\v"
 	"Any other option is an output option of the recorded command, passed to it: -f, "
-	"-a, -d, -P, -v, --json... (see 'stacktap COMMAND --help'). The output options the "
-	"command was recorded with are dropped; its other options stay in effect.\n"
+	"--format FORMAT, -a, -d, -P, -v, --json... (see 'stacktap COMMAND --help'). The "
+	"output options the command was recorded with are dropped; its other options stay "
+	"in effect.\n"
 	"\nFiles are found by build ID, never by their path alone: in the recording (record "
 	"--archive), under each --symfs DIR (DIR/PATH, DIR/.build-id/xx/yyyy, DIR/NAME), in "
 	"perf's build-ID cache ~/.debug, at the recorded path, then in the debug directories "
 	"(--debug-dir, /usr/lib/debug). A file whose build ID differs is not used.\n"
 	"\nExit status: 0; 1 when the recording is damaged (what came before the damage is "
 	"printed), of a newer format, or unreadable; 2 for a usage error.\n"
+	"\nWith --diff BEFORE AFTER, two recordings of one command become one flame graph: "
+	"widths from AFTER, colours by how each frame's share changed.\n"
 	"\nEXAMPLES:\n"
 	"  stacktap report                     # stacktap.data, as printed live\n"
 	"  stacktap report -i m.data -f > out.folded   # folded, for flame graphs\n"
 	"  stacktap report --symfs /srv/build  # binaries moved or rebuilt since\n"
-	"  stacktap report --debug-dir /srv/debug   # debug files by build ID\n";
+	"  stacktap report --debug-dir /srv/debug   # debug files by build ID\n"
+	"  stacktap report --diff old.data new.data --format flamegraph -o diff.html\n";
 
-enum { OPT_SYMFS = 0x600, OPT_DEBUG_DIR, OPT_NO_PROGRESS };
+enum { OPT_SYMFS = 0x600, OPT_DEBUG_DIR, OPT_NO_PROGRESS, OPT_DIFF };
 
 static const struct argp_option report_options[] = {
 	{ "input", 'i', "FILE", 0, "The recording to read (default stacktap.data)", 1 },
@@ -55,6 +49,8 @@ static const struct argp_option report_options[] = {
 	{ "debug-dir", OPT_DEBUG_DIR, "DIR", 0,
 	  "Look for separate debug files in DIR/.build-id (repeatable)", 1 },
 	{ "no-progress", OPT_NO_PROGRESS, NULL, 0, "No progress lines on stderr", 1 },
+	{ "diff", OPT_DIFF, "BEFORE", 0,
+	  "BEFORE AFTER: one flame graph of the change between two recordings", 1 },
 	{},
 };
 
@@ -76,7 +72,17 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 			a->debug[a->ndebug++] = arg;
 		break;
 	case OPT_NO_PROGRESS: a->quiet = true; break;
-	case ARGP_KEY_ARG: argp_failure(state, 2, 0, "unexpected argument '%s'", arg); break;
+	case OPT_DIFF: a->before = arg; break;
+	case ARGP_KEY_ARG:
+		if (a->before && !a->after)
+			a->after = arg;
+		else
+			argp_failure(state, 2, 0, "unexpected argument '%s'", arg);
+		break;
+	case ARGP_KEY_END:
+		if (a->before && !a->after)
+			argp_failure(state, 2, 0, "--diff BEFORE AFTER: no AFTER recording");
+		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
@@ -175,6 +181,9 @@ static int report__split(int argc, char **argv, struct report_args *a, char **ow
 			own[(*nown)++] = argv[i];
 			if (o && o->arg && !attached && ++i < argc)
 				own[(*nown)++] = argv[i];
+			/* --diff BEFORE AFTER: AFTER is report's too. */
+			if (o && o->key == OPT_DIFF && ++i < argc)
+				own[(*nown)++] = argv[i];
 			continue;
 		}
 		a->pass[a->npass++] = argv[i];
@@ -182,12 +191,29 @@ static int report__split(int argc, char **argv, struct report_args *a, char **ow
 	return 0;
 }
 
+/* The common options (lib/session/cli.c) that choose output: report's to give again. */
+static const struct argp_option common_output[] = {
+	{ "output", 'o', "FILE", 0, NULL, 1 },
+	{ "format", 0x1000, "FORMAT", 0, NULL, 1 },
+	{ "verbose", 'v', NULL, 0, NULL, 1 },
+	{},
+};
+
+/* Is @arg (with its value, *value) an output option of @cmd's or a common one? */
+static bool recorded_output(const struct st_recordable *cmd, int group, const char *arg,
+			    bool *value)
+{
+	return is_output(cmd->options, group, arg, value) ||
+	       is_output(common_output, 1, arg, value);
+}
+
 /*
- * The command's argv: its name, the recorded arguments but for its output
- * options (those are report's to choose), the passed-through ones, -o.
+ * The command's argv: its name, the recorded arguments but for the options
+ * that choose output (those are report's to give), then report's own
+ * output options and its -o.
  */
-static char **report__command_argv(struct replay *rp, const struct st_recordable *cmd,
-				   const struct report_args *a, char *name, int *argc)
+char **report__command_argv(struct replay *rp, const struct st_recordable *cmd,
+			    const struct report_args *a, char *name, int *argc)
 {
 	int group = output_group(cmd->options);
 	const char *const *rec;
@@ -201,7 +227,7 @@ static char **report__command_argv(struct replay *rp, const struct st_recordable
 	v[n++] = name;
 	for (i = 0; i < nrec; i++) {
 		rest = rest || !strcmp(rec[i], "--");
-		if (!rest && is_output(cmd->options, group, rec[i], &value)) {
+		if (!rest && recorded_output(cmd, group, rec[i], &value)) {
 			i += value;
 			continue;
 		}
@@ -209,18 +235,24 @@ static char **report__command_argv(struct replay *rp, const struct st_recordable
 	}
 	for (i = 0; i < (size_t)a->npass; i++)
 		v[n++] = a->pass[i];
-	/* Last, so it wins over an -o the command was recorded with. */
-	v[n++] = "-o";
-	v[n++] = (char *)(a->output ? a->output : "-");
+	if (a->output) {
+		v[n++] = "-o";
+		v[n++] = (char *)a->output;
+	}
 	*argc = n;
 	return v;
 }
 
+struct replay_opts report__replay_opts(const struct report_args *a, const char *path)
+{
+	return (struct replay_opts){ .path = path, .symfs = a->symfs, .nsymfs = a->nsymfs,
+				     .debug_dirs = a->debug, .ndebug_dirs = a->ndebug,
+				     .progress = !a->quiet };
+}
+
 static int report__run(const struct report_args *a)
 {
-	struct replay_opts ro = { .path = a->input, .symfs = a->symfs, .nsymfs = a->nsymfs,
-				  .debug_dirs = a->debug, .ndebug_dirs = a->ndebug,
-				  .progress = !a->quiet };
+	struct replay_opts ro = report__replay_opts(a, a->input);
 	const struct st_recordable *cmd;
 	struct replay *rp = replay__open(&ro, NULL, 0);
 	char name[64], **argv;
@@ -264,7 +296,7 @@ int report_main(int argc, char **argv)
 	if (!ret && argp_parse(&argp, nown, own, 0, NULL, &a))
 		ret = 2;
 	if (!ret)
-		ret = report__run(&a);
+		ret = a.before ? report__diff(&a) : report__run(&a);
 	free(own);
 	free(a.pass);
 	return ret;
