@@ -167,10 +167,12 @@ static int procs__tl_map(struct proc_registry *r, struct reg_proc *p, int pid,
 	/* Already mapped the same way: the same file, without opening or reading anything. */
 	live = p ? timeline__find(&p->tl, TL_LIVE - 1, m->start) : NULL;
 	if (live && live->start == m->start && live->end == m->end && live->pgoff == m->pgoff &&
-	    live->dev == dev && live->ino == m->inode && live->path == out->path)
-		out->file = live->file, out->why = live->why;
-	else
+	    live->dev == dev && live->ino == m->inode && live->path == out->path) {
+		out->file = live->file;
+		out->why = live->why;
+	} else {
 		out->file = procs__open_file(r, pid, m, &out->why);
+	}
 	return 0;
 }
 
