@@ -104,11 +104,21 @@ expect_eq diff-only-flamegraph "$(cat "$TMP/diff-fmt.rep.rc"):$(cat "$TMP/diff-f
 
 # 3. The binary moved away after its process exited: found again under
 #    --symfs by build ID; without it, its frames are unknown but still counted.
+#    A copy filed only under its build ID (DIR/.build-id/xx/yyyy, no path or
+#    name to go by) gives back, byte for byte, the folded output printed live.
 mkdir -p "$TMP/bin" "$TMP/symfs" "$TMP/empty"
 cp "$W/chain_fp" "$TMP/bin/chain"
-run_wl moved "$TMP/bin/chain" $N -- record -o "$TMP/moved.data" count -U -p @PID@ \
+run_wl moved "$TMP/bin/chain" $N -- record --print -o "$TMP/moved.data" count -f -U -p @PID@ \
 	t:syscalls:sys_enter_getppid
+expect_eq moved-live "$(cat "$TMP/moved.out")" \
+	"chain;_start;__libc_start_main;__libc_start_call_main;main;a;b;c;leaf $N"
 mv "$TMP/bin/chain" "$TMP/symfs/chain"
+bid=$(readelf -n "$TMP/symfs/chain" | sed -n 's/^ *Build ID: \([0-9a-f]*\)$/\1/p')
+mkdir -p "$TMP/byid/.build-id/${bid:0:2}"
+cp "$TMP/symfs/chain" "$TMP/byid/.build-id/${bid:0:2}/${bid:2}"
+report moved-byid -i "$TMP/moved.data" -f --symfs "$TMP/byid"
+expect_file_eq moved-byid-same-as-live "$TMP/moved-byid.rep" "$TMP/moved.out"
+expect_eq moved-byid-exit "$(cat "$TMP/moved-byid.rep.rc")" 0
 report moved-symfs -i "$TMP/moved.data" --symfs "$TMP/symfs"
 expect_eq moved-symfs-chain "$(cat "$TMP/moved-symfs.rep")" \
 	"$(stack_block leaf c b a main $LIBC_START $N)"
