@@ -154,16 +154,9 @@ static bool src__task_alive(void *ctx, int pid, int tid)
 /* Keeps the symbols sorted by address; a second name for an address is not kept. */
 int rp_stash_ksym(struct replay *rp, uint64_t addr, const char *name, const char *module)
 {
-	size_t lo = 0, hi = rp->nksyms, mid, cap;
+	size_t lo = ksym__bound(rp->ksyms, rp->nksyms, addr, false), cap;
 	struct ksym *v, *k;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (rp->ksyms[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < rp->nksyms && rp->ksyms[lo].addr == addr)
 		return 0;
 	if (rp->nksyms == rp->ksyms_cap) {
@@ -187,16 +180,9 @@ int rp_stash_ksym(struct replay *rp, uint64_t addr, const char *name, const char
 static const struct ksym *src__ksym(void *ctx, uint64_t addr)
 {
 	struct replay *rp = ctx;
-	size_t lo = 0, hi = rp->nksyms, mid;
+	size_t i = ksym__bound(rp->ksyms, rp->nksyms, addr, true);
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (rp->ksyms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &rp->ksyms[lo - 1] : NULL;
+	return i ? &rp->ksyms[i - 1] : NULL;
 }
 
 int rp_stash_vdso(struct replay *rp, const struct rec_vdso *v, const void *image, size_t len)
