@@ -233,3 +233,53 @@ expect_eq record-not-recordable "$?:$(cat "$TMP/u2.err")" \
 "$ST" record -o "$TMP/u.data" profile -F 0 > /dev/null 2> "$TMP/u3.err"
 expect_eq record-command-usage "$?:$(head -1 "$TMP/u3.err"):$([ -e "$TMP/u.data" ] && echo left)" \
 	"2:stacktap profile: frequency '0': want 1-100000:"
+
+# 8. The recorder stopped from outside. Ctrl-C ends the run as its end: a
+#    whole recording whose report holds every event recorded, exit 0. kill -9
+#    once the recording has grown twice since the probes went in (two chunks,
+#    written at least a second apart): the report prints the events of the
+#    chunks written, one line that the recording stops short, exit 1. Neither
+#    leaves a probe attached.
+"$W/busy_fp" 120 > "$TMP/spin.w" &
+spin=$!
+ST_PIDS+=("$spin")
+wait_for_line "$TMP/spin.w" '^ready'
+# size_grows FILE FROM: until FILE is bigger than FROM bytes (at most 30 s); its size.
+size_grows() {
+	local i sz
+	for ((i = 0; i < 600; i++)); do
+		sz=$(stat -c %s "$1" 2>/dev/null || echo 0)
+		[ "$sz" -gt "$2" ] && break
+		sleep 0.05
+	done
+	echo "$sz"
+}
+# record_stopped NAME SIGNAL: record profile of the spinner, SIGNAL after two chunks.
+record_stopped() {
+	local pid sz
+	env --default-signal=INT "$ST" record -o "$TMP/$1.data" profile -F 99 -f -p $spin \
+		> "$TMP/$1.out" 2> "$TMP/$1.err" &
+	pid=$!
+	ST_PIDS+=("$pid")
+	wait_for_line "$TMP/$1.err" '^Sampling' 60 || echo "record not started: $(cat "$TMP/$1.err")"
+	sz=$(size_grows "$TMP/$1.data" "$(stat -c %s "$TMP/$1.data")")
+	size_grows "$TMP/$1.data" "$sz" > /dev/null
+	kill -s "$2" $pid
+	{ wait $pid; echo $? > "$TMP/$1.rc"; } 2> /dev/null # not bash's "Killed" line
+}
+record_stopped int INT
+report int -i "$TMP/int.data" -f
+expect_eq ctrl-c-record-exit "$(cat "$TMP/int.rc")" 0
+expect_eq ctrl-c-report-every-event "$(cat "$TMP/int.rep.rc"):$(awk '{s += $NF} END {print s + 0}' \
+	"$TMP/int.rep")" "0:$(sed -n 's/^stacktap: recorded \([0-9]*\) events.*/\1/p' "$TMP/int.err")"
+at_least ctrl-c-events "$(awk '{s += $NF} END {print s + 0}' "$TMP/int.rep")" 1
+expect_nothing_left ctrl-c-nothing-attached
+record_stopped killed KILL
+report killed -i "$TMP/killed.data" -f
+expect_eq kill-9-report "$(cat "$TMP/killed.rc"):$(cat "$TMP/killed.rep.rc"):$(grep -F \
+	"$TMP/killed.data" "$TMP/killed.rep.err")" \
+	"137:1:stacktap: $TMP/killed.data: cut short at byte $(stat -c %s "$TMP/killed.data"), between chunks (or its recorder was killed): only what comes before it is used"
+at_least kill-9-events-before "$(awk '{s += $NF} END {print s + 0}' "$TMP/killed.rep")" 1
+expect_nothing_left kill-9-nothing-attached
+kill -9 $spin
+{ wait $spin; } 2> /dev/null
