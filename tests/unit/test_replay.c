@@ -151,6 +151,15 @@ static void test_reads_and_ksyms(void)
 	replay__close(rp);
 }
 
+/* tiny.so copied to @to, its directories made. */
+static void copy_tiny(const char *to)
+{
+	char cmd[PATH_MAX * 2 + 64];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p $(dirname %s) && cp " FIX "tiny.so %s", to, to);
+	CHECK(!system(cmd));
+}
+
 static void test_files(void)
 {
 	char path[PATH_MAX], dir[PATH_MAX / 4], p[PATH_MAX / 2], cmd[PATH_MAX * 3];
@@ -183,8 +192,8 @@ static void test_files(void)
 
 	/* --symfs DIR with the file at DIR/PATH. */
 	snprintf(dir, sizeof(dir), "%s/symfs1", tmp);
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s%s/gone && cp " FIX "tiny.so %s%s", dir, tmp, dir, p);
-	CHECK(!system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s%s", dir, p);
+	copy_tiny(cmd);
 	rp = open_rec(path, symfs, 1);
 	CHECK(same_id(open_mapped(&m, &why), id, idlen));
 	replay__close(rp);
@@ -192,8 +201,7 @@ static void test_files(void)
 	/* --symfs DIR with the file in DIR/.build-id/xx/yyyy, perf's layout. */
 	snprintf(dir, sizeof(dir), "%s/symfs2", tmp);
 	CHECK(!build_id__path(dir, id, idlen, "", p, sizeof(p)));
-	snprintf(cmd, sizeof(cmd), "mkdir -p $(dirname %s) && cp " FIX "tiny.so %s", p, p);
-	CHECK(!system(cmd));
+	copy_tiny(p);
 	rp = open_rec(path, symfs, 1);
 	CHECK(same_id(open_mapped(&m, &why), id, idlen));
 	/* A mapping the recording does not identify is not guessed at. */
@@ -204,8 +212,8 @@ static void test_files(void)
 
 	/* --symfs DIR with the file as DIR/NAME. */
 	snprintf(dir, sizeof(dir), "%s/symfs3", tmp);
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp " FIX "tiny.so %s/lib.so", dir, dir);
-	CHECK(!system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s/lib.so", dir);
+	copy_tiny(cmd);
 	rp = open_rec(path, symfs, 1);
 	fd = open_mapped(&m, &why);
 	CHECK(same_id(fd, id, idlen));
@@ -214,8 +222,7 @@ static void test_files(void)
 	/* --debug-dir DIR: a separate debug file by build ID, DIR/.build-id/xx/yyyy.debug. */
 	snprintf(dir, sizeof(dir), "%s/debug", tmp);
 	CHECK(!build_id__path(dir, id, idlen, ".debug", p, sizeof(p)));
-	snprintf(cmd, sizeof(cmd), "mkdir -p $(dirname %s) && cp " FIX "tiny.so %s", p, p);
-	CHECK(!system(cmd));
+	copy_tiny(p);
 	rp = open_rec(path, symfs, 1);
 	/* Through the debug-file door, as lib/elf/debug_file.c asks it. */
 	fd = debug_file__open(NULL, "lib.so", id, idlen, NULL, &found);
