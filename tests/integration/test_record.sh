@@ -282,4 +282,4 @@ expect_eq kill-9-report "$(cat "$TMP/killed.rc"):$(cat "$TMP/killed.rep.rc"):$(g
 at_least kill-9-events-before "$(awk '{s += $NF} END {print s + 0}' "$TMP/killed.rep")" 1
 expect_nothing_left kill-9-nothing-attached
 kill -9 $spin
-{ wait $spin; } 2> /dev/null
+{ wait $spin; } 2> /dev/null || : # 137, as killed: not the script's status
