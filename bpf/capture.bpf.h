@@ -216,7 +216,7 @@ static __always_inline void st_capture_send(struct st_scratch *s)
 	__u32 n = (__u32)s->ev.kdepth + s->ev.udepth;
 	__u64 size;
 
-	if (st_agg_event(&s->ev, s->want_copy || s->check_bytes)) {
+	if (st_agg_event(&s->ev, s->want_copy)) {
 		s->busy = 0;
 		return;
 	}
