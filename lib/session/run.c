@@ -253,11 +253,12 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 			return -errno;
 		/*
 		 * --unwind-check compares every walk with its copy: no walks cut short on
-		 * purpose. A tool with records of its own (offcpu's switch-in) pairs them
-		 * with events, and loses the blocked time of an event whose user stack came
-		 * as a copy (open): its target's tables are built before the banner.
+		 * purpose. A tool with records of its own pairs them with events, and one
+		 * whose events carry no copy (offcpu: a block is sent whole at its
+		 * switch-in) could not unwind them later: their target's tables are built
+		 * before the banner.
 		 */
-		hooks.lazy = !common->unwind_check && !so->on_record;
+		hooks.lazy = !common->unwind_check && !so->on_record && !so->no_copies;
 		bpf_tables__set_hooks(r->tables, &hooks);
 	}
 	err = run__copy_setup(r, common, &src);

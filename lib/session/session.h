@@ -37,6 +37,12 @@ struct session_opts {
 	/* After each poll of the ring buffer: room for deferred work; may be NULL. */
 	void (*on_poll)(void *ctx);
 	void *ctx;
+	/*
+	 * The tool's events never carry a stack copy (offcpu: a block is sent at
+	 * its switch-in, and a copy does not fit in it): the walker cannot wait
+	 * for tables, which lib/session/run.c then builds before the banner.
+	 */
+	bool no_copies;
 	/* stacktap record: every record and decision is written here too (lib/record/recorder.h). */
 	struct recorder *rec;
 };

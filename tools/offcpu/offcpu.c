@@ -224,6 +224,7 @@ static int offcpu_run(struct offcpu *o)
 		.target_pid = o->common.pid ? o->common.pid : o->common.tid,
 		.on_event = offcpu_on_event,
 		.ctx = o,
+		.no_copies = true, /* cfg.copy_fallback = 0 in offcpu__load() */
 	};
 	int err;
 
