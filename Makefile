@@ -37,14 +37,15 @@ endif
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	    pkg-config binutils binutils-dev jq libclang-rt-14-dev procps libc6-dbg \
 	    golang-go babeltrace2 chromium nodejs python3 bpftrace strace util-linux mount \
-	    lld mold libiberty-dev liblzma-dev g++ elfutils xz-utils dwz
+	    lld mold libiberty-dev liblzma-dev g++ elfutils xz-utils dwz \
+	    libzstd-dev
 # Packages `make bench-deps` adds: the peer tools we measure against.
 BENCH_PKGS := bpfcc-tools linux-perf linux-headers-amd64 bc python3.11-dbg
 
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
 ST_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -I$(O) $(CFLAGS)
-LDLIBS  := -lbpf -lelf -ldw -lz -llzma -liberty -lpthread
+LDLIBS  := -lbpf -lelf -ldw -lz -lzstd -llzma -liberty -lpthread -lstdc++
 ifneq ($(SAN),)
 ST_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
 LDFLAGS   += -fsanitize=$(SAN)

@@ -5,7 +5,8 @@
 # Profile: two CPU-bound workloads (tests/workloads/busy.c, one per CPU) each
 # spin for BENCH_CPU_S seconds of their own CPU time while a tool samples the
 # whole machine at 99 Hz: stacktap profile (deferred user stacks, and sync),
-# perf record -F 99 -g -a, bcc's profile. "slowdown" is the loss of the
+# stacktap record profile (the same capture, written to a recording: its
+# cost next to perf record's), perf record -F 99 -g -a, bcc's profile. "slowdown" is the loss of the
 # workloads' work rate (calls per CPU second; a tool's interrupts and
 # callbacks are charged to the CPU they interrupt), "tool CPU" the tracer
 # process's CPU time over the same window plus its BPF programs' run time
@@ -161,6 +162,8 @@ profile_tool() { # NAME CMD...
 	R_SLOW[$name]+=" $(awk -v b="$BASE" -v r="$RATE" 'BEGIN {printf "%.2f", (b / r - 1) * 100}')"
 	R_TCPU[$name]+=" ${TCPU[$name]}"
 	case $name in
+	stacktap-record) R_SAMPLES[$name]+=" $("$ST" report --no-progress -i "$TMP/stacktap.data" -f |
+		awk '/^busy_fp/ {s += $NF} END {print s + 0}')" ;;
 	stacktap*|bcc) R_SAMPLES[$name]+=" $(awk '/^busy_fp/ {s += $NF} END {print s + 0}' "$TMP/$name.out")" ;;
 	perf) R_SAMPLES[$name]+=" $(perf report -i "$TMP/perf.data" --stdio -g none --sort comm \
 		-F sample,comm 2>/dev/null | awk '$2 == "busy_fp" {print $1}')" ;;
@@ -174,10 +177,11 @@ bench_profile() {
 		profile_tool baseline
 		profile_tool stacktap "$ST" profile -F $HZ -f
 		profile_tool stacktap-sync "$ST" profile --user-stacks=sync -F $HZ -f
+		profile_tool stacktap-record "$ST" record -o "$TMP/stacktap.data" profile -F $HZ
 		profile_tool perf perf record -F $HZ -g -a -o "$TMP/perf.data"
 		[ -z "${REASON[bcc]:-}" ] && profile_tool bcc env PYTHONUNBUFFERED=1 "$BCC_PROFILE" -F $HZ -f
 	done
-	for t in stacktap stacktap-sync perf bcc; do
+	for t in stacktap stacktap-sync stacktap-record perf bcc; do
 		SLOW[$t]=$(echo "${R_SLOW[$t]:-}" | median)
 		TCPU[$t]=$(echo "${R_TCPU[$t]:-}" | median)
 		SAMPLES[$t]=$(echo "${R_SAMPLES[$t]:-}" | median)
@@ -188,7 +192,7 @@ bench_profile() {
 	printf ' medians of %d rounds\n' "$REPS"
 	printf '%-16s %12s %14s %14s %16s\n' tool slowdown% 'tool CPU ms' 'vs stacktap' 'busy samples'
 	local t
-	for t in stacktap stacktap-sync perf bcc; do
+	for t in stacktap stacktap-sync stacktap-record perf bcc; do
 		if [ -n "${REASON[$t]:-}" ] || [ -z "${TCPU[$t]}" ]; then
 			printf '%-16s %s\n' $t "${REASON[$t]:-did not run}"
 			continue

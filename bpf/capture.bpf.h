@@ -90,9 +90,14 @@ static __always_inline __u32 st_capture_user(struct st_scratch *s, __u32 kd)
 	s->want_copy = st->unknown;
 	if (st->unknown)
 		s->ev.flags |= ST_EV_UNLOADED;
+	/*
+	 * The bytes the walk read matter only to --unwind-check's copy: set
+	 * without one, they would keep every event from being counted in the
+	 * kernel (st_agg_event() takes them as a copy wanted).
+	 */
 	if (st->nleft)
 		s->ev.flags |= ST_EV_USWITCHED;
-	else if (st->sp > BPF_CORE_READ(regs, sp))
+	else if (st_cfg.copy_bytes && st->sp > BPF_CORE_READ(regs, sp))
 		s->check_bytes = st->sp - BPF_CORE_READ(regs, sp) + ST_CHECK_SLACK;
 	if (st->stop == ST_USTOP_DEPTH) {
 		s->ev.flags |= ST_EV_UTRUNC;

@@ -12,6 +12,15 @@
 #endif
 
 /*
+ * The version of these wire structs (and of the tools' own in tools/TOOL/TOOL.h)
+ * as a recording stores them: bump it with any change of their layout, and
+ * teach lib/record/replay.c to read the old one (docs/recording.md).
+ * 2: st_event.ustop (the walker's stop reason) and offcpu's blocks paired in
+ * BPF; version 1 predates both and was never released, so none is read.
+ */
+#define ST_WIRE_VERSION 2
+
+/*
  * Depth limits. 127 is the kernel's default kernel.perf_event_max_stack:
  * bpf_get_stack() never returns more, whatever the buffer. The user-space
  * twin is the --max-*-depth range check in lib/session/options.c.

@@ -21,6 +21,8 @@ static const struct command commands[] = {
 	{ "snoop", snoop_main, "print every event with its stacks (like stacksnoop)" },
 	{ "profile", profile_main, "sample on-CPU stacks at a fixed rate (like profile)" },
 	{ "offcpu", offcpu_main, "sum blocked time by kernel and user stack (like offcputime)" },
+	{ "record", record_main, "run one of the above and write a recording of it" },
+	{ "report", report_main, "print a recording as the recorded command printed it" },
 	{ "unwind-table", unwind_table_main, "print the compact unwind table of an ELF file, or one row" },
 };
 

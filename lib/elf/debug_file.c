@@ -91,6 +91,38 @@ static void cand__by_link(struct candidates *c, const char *name, const char *li
 		cand__add(c, true, DEBUG_ROOT, dir, "/", link);
 }
 
+static struct debug_source by_id_source;
+
+void debug_file_set_source(const struct debug_source *s)
+{
+	memset(&by_id_source, 0, sizeof(by_id_source));
+	if (s)
+		by_id_source = *s;
+}
+
+/* A file at @fd that is @self is no debug file of it. */
+static bool debug__is_self(int fd, const struct stat *self)
+{
+	struct stat st;
+
+	return fstat(fd, &st) || (self && st.st_ino == self->st_ino && st.st_dev == self->st_dev);
+}
+
+/* Through the door when one is set (a report): the debug file by build ID, or -1. */
+static int debug__by_source(const uint8_t *id, size_t id_len, const struct stat *self,
+			    debug_file_accept accept, void *ctx, char **path)
+{
+	int fd = by_id_source.open_by_id(by_id_source.ctx, id, id_len, path);
+
+	if (fd >= 0 && (debug__is_self(fd, self) || (accept && !accept(fd, ctx)))) {
+		close(fd);
+		free(*path);
+		*path = NULL;
+		fd = -1;
+	}
+	return fd;
+}
+
 /* CRC-32 of the whole file, read (not mapped: the file may shrink under us). */
 static uint32_t file_crc(int fd)
 {
@@ -115,13 +147,20 @@ int debug_file__open(Elf *elf, const char *name, const uint8_t *id, size_t id_le
 	enum safe_open_why why;
 	const char *link;
 	uint32_t crc = 0;
-	struct stat st;
 	int i, fd = -1;
 
 	*path = NULL;
+	if (by_id_source.open_by_id && id_len) {
+		fd = debug__by_source(id, id_len, self, accept, ctx, path);
+		if (fd >= 0) {
+			free(c);
+			return fd;
+		}
+	}
 	if (!c)
 		return -1;
-	cand__by_id(c, id, id_len);
+	if (!by_id_source.open_by_id)
+		cand__by_id(c, id, id_len);
 	c->nbyid = c->n;
 	link = debuglink(elf, &crc);
 	if (link)
@@ -132,9 +171,8 @@ int debug_file__open(Elf *elf, const char *name, const uint8_t *id, size_t id_le
 		if (fd < 0)
 			continue;
 		/* A debuglink naming the file itself (e.g. "foo" next to "foo") is no debug file. */
-		if (fstat(fd, &st) || (self && st.st_ino == self->st_ino &&
-				       st.st_dev == self->st_dev) ||
-		    (accept && !accept(fd, ctx)) || (i >= c->nbyid && file_crc(fd) != crc)) {
+		if (debug__is_self(fd, self) || (accept && !accept(fd, ctx)) ||
+		    (i >= c->nbyid && file_crc(fd) != crc)) {
 			close(fd);
 			fd = -1;
 		}
@@ -184,10 +222,18 @@ int debug_file__open_alt(Elf *dbg, const char *dbg_path, uint8_t *id, size_t *id
 	name = altlink(dbg, id, id_len);
 	if (!name)
 		return -ENODATA;
+	/* A report finds the dwz file by build ID through its door, as it finds debug files. */
+	if (by_id_source.open_by_id && *id_len) {
+		fd = by_id_source.open_by_id(by_id_source.ctx, id, *id_len, path);
+		if (fd >= 0)
+			return fd;
+		*path = NULL;
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	cand__by_id(c, id, *id_len);
+	if (!by_id_source.open_by_id)
+		cand__by_id(c, id, *id_len);
 	if (name[0] == '/')
 		cand__add(c, !strncmp(name, DEBUG_ROOT "/", sizeof(DEBUG_ROOT)), name, "", "", "");
 	else

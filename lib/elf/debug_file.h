@@ -25,6 +25,20 @@
  */
 typedef bool (*debug_file_accept)(int fd, void *ctx);
 
+/*
+ * The debug-file door, twin of the proc source (lib/proc/source.h): where
+ * the debug file of a build ID is. Live: DEBUG_ROOT/.build-id/xx/yyyy.debug;
+ * a report looks in its recording, --debug-dir and --symfs first.
+ */
+struct debug_source {
+	/* An fd on the debug file of build ID @id and its path (malloc'ed), or -1. */
+	int (*open_by_id)(void *ctx, const uint8_t *id, size_t len, char **path);
+	void *ctx;
+};
+
+/** debug_file_set_source() - find by build ID through @s (copied), or live with NULL. */
+void debug_file_set_source(const struct debug_source *s);
+
 /**
  * debug_file__open() - open the separate debug file of @elf.
  * @name: the file's path (where its .gnu_debuglink is looked for)
@@ -45,7 +59,8 @@ int debug_file__open(Elf *elf, const char *name, const uint8_t *id, size_t id_le
 /**
  * debug_file__open_alt() - open the dwz file the DWARF of @dbg shares
  * (its .gnu_debugaltlink), as libdw would but through safe_open(): by
- * build ID under /usr/lib/debug/.build-id/, then by the name it gives
+ * build ID under /usr/lib/debug/.build-id/ (through the debug-file door
+ * instead when one is set: a report), then by the name it gives
  * (relative to @dbg_path's directory when not absolute).
  * @id: receives the build ID the link names (DEBUG_ALT_ID_MAX bytes of room)
  * @id_len: receives its length (0: none given; the file is not checked)

@@ -12,6 +12,7 @@
 struct file_key {
 	struct hnode node;   /* (dev, ino) */
 	struct elf_file *ef; /* NULL: unusable */
+	uint8_t why;         /* the caller's reason it is unusable (elf_cache__set_why) */
 };
 
 struct id_key {
@@ -138,6 +139,21 @@ struct elf_file *elf_cache__add(struct elf_cache *c, uint64_t dev, uint64_t ino,
 		return NULL; /* the model, if any, stays owned and is freed with the cache */
 	}
 	return k->ef;
+}
+
+void elf_cache__set_why(struct elf_cache *c, uint64_t dev, uint64_t ino, uint8_t why)
+{
+	struct file_key *k = (struct file_key *)htab__first(&c->files, dev, ino);
+
+	if (k)
+		k->why = why;
+}
+
+uint8_t elf_cache__why(const struct elf_cache *c, uint64_t dev, uint64_t ino)
+{
+	const struct file_key *k = (const struct file_key *)htab__first(&c->files, dev, ino);
+
+	return k ? k->why : 0;
 }
 
 struct elf_file *elf_cache__add_image(struct elf_cache *c, const void *image, size_t size,

@@ -47,6 +47,12 @@ struct elf_file *elf_cache__get(struct elf_cache *c, uint64_t dev, uint64_t ino,
 struct elf_file *elf_cache__add(struct elf_cache *c, uint64_t dev, uint64_t ino, int fd,
 				const char *name);
 
+/** elf_cache__set_why() - remember why the file (@dev, @ino), added unusable, is unusable. */
+void elf_cache__set_why(struct elf_cache *c, uint64_t dev, uint64_t ino, uint8_t why);
+
+/** elf_cache__why() - Return: the reason given by elf_cache__set_why(), or 0. */
+uint8_t elf_cache__why(const struct elf_cache *c, uint64_t dev, uint64_t ino);
+
 /**
  * elf_cache__add_image() - the model of an ELF image that exists only in
  * memory (the vDSO, read from a process); an image equal to one seen before

@@ -4,9 +4,20 @@
 
 #include "lib/out/render.h"
 
+static out_render_capture_fn capture;
+static void *capture_ctx;
+
+void out_render_capture(out_render_capture_fn fn, void *ctx)
+{
+	capture = fn;
+	capture_ctx = ctx;
+}
+
 int out_render(FILE *f, const char *dir, struct report *r, enum out_format fmt,
 	       const struct out_opts *o)
 {
+	if (capture)
+		return capture(capture_ctx, r, o);
 	switch (fmt) {
 	case OUT_FMT_TEXT: out_text(f, r, &o->text); break;
 	case OUT_FMT_FOLDED: out_folded(f, r, &o->folded); break;

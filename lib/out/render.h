@@ -39,4 +39,14 @@ struct out_opts {
 int out_render(FILE *f, const char *dir, struct report *r, enum out_format fmt,
 	       const struct out_opts *o);
 
+/*
+ * Instead of writing, hand each report to @fn (NULL: write again): how
+ * `stacktap report --diff` gets the report models of two replays to render
+ * one diff from. @fn's return is out_render()'s.
+ */
+typedef int (*out_render_capture_fn)(void *ctx, struct report *r, const struct out_opts *o);
+
+/** out_render_capture() - send what out_render() is given to @fn. */
+void out_render_capture(out_render_capture_fn fn, void *ctx);
+
 #endif

@@ -11,6 +11,7 @@
 
 #include "lib/proc/maps.h"
 #include "lib/util/log.h"
+#include "lib/util/read_file.h"
 
 /*
  * A line is "START-END PERMS PGOFF MAJOR:MINOR INODE [PATH]": hex numbers
@@ -215,54 +216,19 @@ err_free:
 	return err;
 }
 
-/* /proc files report size 0, so read until EOF into a doubling buffer. */
-static int proc_maps__slurp(int fd, char **out, size_t *len)
-{
-	size_t cap = 64 * 1024, n = 0;
-	char *buf = malloc(cap), *nb;
-	ssize_t r;
-
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		if (n == cap) {
-			if (cap > SIZE_MAX / 2 || !(nb = realloc(buf, cap * 2))) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return -errno;
-		}
-		if (r == 0)
-			break;
-		n += r;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
-}
+/* A maps file far beyond any real one (a million mappings) is refused, not read. */
+#define PROC_MAPS_MAX (256u << 20)
 
 int proc_maps__read(int pid, struct proc_map **out, size_t *n)
 {
 	char path[64], *buf = NULL;
 	size_t len = 0;
-	int fd, err;
+	int err;
 
 	if (pid <= 0)
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	err = proc_maps__slurp(fd, &buf, &len);
-	close(fd);
+	err = read_file_all(path, PROC_MAPS_MAX, &buf, &len);
 	if (err == -ESRCH || err == -ENOENT)
 		return -ESRCH;
 	if (err) {

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The process registry: what each process maps over time, and the files, opened once. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lib/elf/elf_cache.h"
-#include "lib/proc/proc_file.h"
 #include "lib/proc/registry.h"
+#include "lib/proc/source.h"
 #include "lib/proc/timeline.h"
 #include "lib/util/htab.h"
 #include "lib/util/log.h"
@@ -48,15 +46,9 @@ struct proc_registry {
 	struct procs_stats stats;
 };
 
-/* The vDSO is one or two pages; anything far larger is not one. */
-#define VDSO_MAX_SIZE (1u << 20)
-
 uint64_t procs_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return proc_source_now();
 }
 
 /* Return: the registry's copy of @s, or NULL when out of memory. */
@@ -115,57 +107,39 @@ static void procs__refused(struct proc_registry *r, const struct proc_map *m,
 	st_info("procs: %s: not used: %s", m->path, safe_open_why_text(why));
 }
 
-/* Return: the vDSO image of @pid read from its memory (malloc'ed), or NULL. */
-static void *procs__read_vdso(int pid, const struct proc_map *m, size_t *size)
-{
-	char path[64];
-	void *buf;
-	ssize_t n;
-	int fd;
-
-	if (m->end - m->start > VDSO_MAX_SIZE)
-		return NULL;
-	*size = m->end - m->start;
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	buf = malloc(*size);
-	n = buf ? pread(fd, buf, *size, (off_t)m->start) : -1;
-	close(fd);
-	if (n != (ssize_t)*size) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* The file model of a mapping, opened the first time any process maps the file. */
+/*
+ * The file model of a mapping, opened the first time any process maps the
+ * file; *why says why it is NULL for a file that could not be used.
+ */
 static struct elf_file *procs__open_file(struct proc_registry *r, int pid,
-					 const struct proc_map *m)
+					 const struct proc_map *m, uint8_t *why)
 {
 	uint64_t dev = elf_cache_dev(m->dev_major, m->dev_minor);
-	enum safe_open_why why;
+	enum safe_open_why w = SAFE_OPEN_OK;
 	struct elf_file *ef;
 	size_t size;
 	void *image;
 	bool known;
 	int fd;
 
+	*why = SAFE_OPEN_OK;
 	if (!m->inode) {
 		if (strcmp(m->path, "[vdso]"))
 			return NULL; /* anonymous code: JIT or similar */
-		image = procs__read_vdso(pid, m, &size);
+		image = proc_source_read_vdso(pid, m, &size);
 		ef = image ? elf_cache__add_image(r->files, image, size, "[vdso]") : NULL;
 		free(image);
 		return ef;
 	}
 	ef = elf_cache__get(r->files, dev, m->inode, &known);
-	if (known)
+	if (known) {
+		*why = ef ? SAFE_OPEN_OK : elf_cache__why(r->files, dev, m->inode);
 		return ef;
-	fd = proc_file__open(pid, m, &why);
+	}
+	/* The very file mapped, live; or the recorded one, found by build ID, in a report. */
+	fd = proc_source_open_mapped(pid, m, &w);
 	if (fd < 0)
-		procs__refused(r, m, why);
+		procs__refused(r, m, w);
 	ef = elf_cache__add(r->files, dev, m->inode, fd, m->path);
 	if (fd >= 0 && !ef) {
 		r->stats.not_elf++;
@@ -173,6 +147,9 @@ static struct elf_file *procs__open_file(struct proc_registry *r, int pid,
 	}
 	if (fd >= 0)
 		close(fd);
+	else
+		elf_cache__set_why(r->files, dev, m->inode, w);
+	*why = ef ? SAFE_OPEN_OK : w;
 	return ef;
 }
 
@@ -190,10 +167,12 @@ static int procs__tl_map(struct proc_registry *r, struct reg_proc *p, int pid,
 	/* Already mapped the same way: the same file, without opening or reading anything. */
 	live = p ? timeline__find(&p->tl, TL_LIVE - 1, m->start) : NULL;
 	if (live && live->start == m->start && live->end == m->end && live->pgoff == m->pgoff &&
-	    live->dev == dev && live->ino == m->inode && live->path == out->path)
+	    live->dev == dev && live->ino == m->inode && live->path == out->path) {
 		out->file = live->file;
-	else
-		out->file = procs__open_file(r, pid, m);
+		out->why = live->why;
+	} else {
+		out->file = procs__open_file(r, pid, m, &out->why);
+	}
 	return 0;
 }
 
@@ -255,17 +234,18 @@ static int procs__install(struct proc_registry *r, struct reg_proc *p, int pid, 
 	return 0;
 }
 
-/* Reads /proc/PID/maps into @p. Return: 0, -ESRCH (gone), -ENOMEM. */
+/* Reads /proc/PID/maps (through the proc source) into @p. Return: 0, -ESRCH (gone), -ENOMEM. */
 static int procs__read(struct proc_registry *r, struct reg_proc *p, int pid)
 {
 	struct proc_map *maps;
+	uint64_t ts;
 	size_t n;
 	int err;
 
-	err = proc_maps__read(pid, &maps, &n);
+	err = proc_source_maps(pid, &maps, &n, &ts);
 	if (err)
 		return err == -ENOMEM ? err : -ESRCH;
-	err = procs__install(r, p, pid, procs_now(), maps, n);
+	err = procs__install(r, p, pid, ts, maps, n);
 	proc_maps__free(maps, n);
 	return err;
 }
@@ -420,7 +400,7 @@ int procs__resolve(const struct proc_registry *r, int pid, uint64_t ts, uint64_t
 		return -ENOENT;
 	*out = (struct proc_loc){ .path = m->path, .file = m->file,
 				  .file_off = addr - m->start + m->pgoff,
-				  .file_backed = m->ino || m->file };
+				  .file_backed = m->ino || m->file, .why = m->why };
 	return 0;
 }
 

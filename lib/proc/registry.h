@@ -35,6 +35,7 @@ struct proc_loc {
 	struct elf_file *file; /* its file model; NULL: anonymous, or the file could not be used */
 	uint64_t file_off;     /* the address as an offset in the mapped file */
 	bool file_backed;      /* a file or the vDSO: file_off names a place in it */
+	uint8_t why;           /* file NULL though file_backed: why (enum safe_open_why) */
 };
 
 /* Who hears about changes: the views of the mappings. */
@@ -59,7 +60,11 @@ struct proc_registry *procs__new(void);
 /** procs__listen() - @l hears every later change (copied; NULL stops). */
 void procs__listen(struct proc_registry *r, const struct procs_listener *l);
 
-/** procs_now() - Return: now on the clock of events and records (CLOCK_MONOTONIC, ns). */
+/**
+ * procs_now() - now on the clock of events and records (CLOCK_MONOTONIC, ns),
+ * through the proc source: a report's now is the recording's.
+ * Return: it.
+ */
 uint64_t procs_now(void);
 
 /**

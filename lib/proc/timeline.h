@@ -38,6 +38,7 @@ struct tl_map {
 	uint64_t dev, ino;          /* dev: major << 32 | minor; ino 0: no file */
 	const char *path;           /* the caller's (interned): "" anonymous */
 	void *file;                 /* the caller's: its file */
+	uint8_t why;                /* the caller's: why file is NULL (enum safe_open_why) */
 	bool guessed;               /* @from is a lower bound (from a /proc read) */
 };
 

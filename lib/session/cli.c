@@ -10,6 +10,8 @@
 #include <bpf/libbpf.h>
 
 #include "lib/report/report.h"
+#include "lib/record/recorder.h"
+#include "lib/record/replay.h"
 #include "lib/session/cli.h"
 #include "lib/session/session.h"
 #include "lib/unwind/bpf_tables.h"
@@ -37,6 +39,9 @@ enum {
  * default 8 MiB buffer, so a burst never fills it before the reader runs.
  */
 #define CLI_WAKEUP_BYTES (256 * 1024)
+
+/* -C in a report: the recording machine's CPUs, whatever this one has (NR_CPUS's ceiling). */
+#define CLI_CPU_MAX 8191
 
 /* Ring buffer bounds: one page, and 1 GiB (the kernel's own ceiling is 2 GiB). */
 #define RINGBUF_KB_MIN 4
@@ -129,7 +134,8 @@ static void cli__pid(struct argp_state *state, const char *what, const char *arg
 	uint64_t v;
 
 	cli__number(state, what, arg, 1, 4194304, &v); /* PID_MAX_LIMIT */
-	if (kill((pid_t)v, 0) && errno == ESRCH)
+	/* A report replays a process that lived on the recording machine. */
+	if (!replay_active() && kill((pid_t)v, 0) && errno == ESRCH)
 		argp_failure(state, 2, 0, "%s %llu: no such process", what, (unsigned long long)v);
 	*out = (int)v;
 }
@@ -177,7 +183,15 @@ static void cli__output_dir(struct argp_state *state, const struct st_common_opt
  */
 static void cli__output(struct argp_state *state, struct st_common_opts *o)
 {
+	struct recorder *rec = recorder_active();
 	char err[256];
+
+	/* stacktap record writes the recording; the command prints only with --print. */
+	if (rec && !recorder__prints(rec)) {
+		o->format = OUT_FMT_TEXT;
+		o->out = fopen("/dev/null", "w");
+		return;
+	}
 
 	if (!o->formats) {
 		if (o->format_name)
@@ -209,7 +223,8 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	case 'p': cli__pid(state, "pid", arg, &o->pid); break;
 	case 't': cli__pid(state, "tid", arg, &o->tid); break;
 	case 'C':
-		cli__number(state, "cpu", arg, 0, libbpf_num_possible_cpus() - 1, &v);
+		cli__number(state, "cpu", arg, 0,
+			    replay_active() ? CLI_CPU_MAX : libbpf_num_possible_cpus() - 1, &v);
 		o->cpu = (int)v;
 		break;
 	case 'K': o->kernel_only = true; break;

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/proc/source.h"
 #include "lib/session/joiner.h"
 
 struct jevent {
@@ -261,11 +262,15 @@ static int joiner__emit(struct joiner *j, const struct st_event *ev, const uint6
 	out = (struct st_event *)j->out;
 	*out = *ev;
 	out->udepth = ud;
-	out->flags |= flags;
+	/* A held event keeps no copy of its own: only its stack's copy may follow. */
+	out->flags = (ev->flags & ~ST_EV_UCOPY) | flags;
 	if (e && uips)
 		out->ustop = e->stop;
-	memcpy(j->out + sizeof(*ev) / 8, kips, ev->kdepth * sizeof(uint64_t));
-	memcpy(j->out + sizeof(*ev) / 8 + ev->kdepth, uips, ud * sizeof(uint64_t));
+	/* A lost stack has no frames and no array: memcpy may not see NULL, even for 0 bytes. */
+	if (ev->kdepth)
+		memcpy(j->out + sizeof(*ev) / 8, kips, ev->kdepth * sizeof(uint64_t));
+	if (ud)
+		memcpy(j->out + sizeof(*ev) / 8 + ev->kdepth, uips, ud * sizeof(uint64_t));
 	if (copy_len) {
 		memcpy(j->out + sizeof(*ev) / 8 + ev->kdepth + ud, e->copy, copy_len);
 		out->flags |= e->uflags & (ST_EV_UCOPY | ST_EV_UNLOADED);
@@ -474,14 +479,6 @@ int joiner__lookup(struct joiner *j, uint64_t cookie, const uint64_t **ips, size
 	return 0;
 }
 
-static bool joiner__proc_alive(uint32_t pid, uint32_t tid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%u/task/%u", pid, tid);
-	return access(path, F_OK) == 0;
-}
-
 int joiner__tick(struct joiner *j, uint64_t now_ns, uint64_t min_gap_ns)
 {
 	struct jentry *e, *next;
@@ -492,7 +489,7 @@ int joiner__tick(struct joiner *j, uint64_t now_ns, uint64_t min_gap_ns)
 	j->last_tick = now_ns;
 	for (e = j->waiting.head; e && !ret; e = next) {
 		bool alive = j->o.task_alive ? j->o.task_alive(j->o.ctx, e->pid, e->tid)
-					     : joiner__proc_alive(e->pid, e->tid);
+					     : proc_source_task_alive(e->pid, e->tid);
 
 		next = e->next;
 		if (alive)

@@ -2,11 +2,15 @@
 /* What every capturing tool sets up around its loaded BPF object. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/elf/elf_file.h"
 #include "lib/proc/lifecycle.h"
 #include "lib/proc/registry.h"
+#include "lib/proc/source.h"
+#include "lib/record/recorder.h"
+#include "lib/record/replay.h"
 #include "lib/session/proc_events.h"
 #include "lib/session/run.h"
 #include "lib/sym/symbolizer.h"
@@ -65,6 +69,9 @@ static void run__maps_changed(void *ctx, int pid, const struct proc_map *maps, s
 		bpf_tables__set_maps(r->tables, pid, maps, n);
 	if (r->cu)
 		copy_unwinder__set_maps(r->cu, pid, maps, n);
+	/* stacktap record: the files these name, identified while they are mapped. */
+	if (r->rec)
+		recorder__on_maps(r->rec, pid, maps, n);
 }
 
 /* Symbols stay for late events; only the walker's table entry goes; the perf map is read last. */
@@ -132,17 +139,17 @@ static void run__on_poll(void *ctx)
 /* The process of thread @tid, so -t loads its tables before the first walk. */
 static int run__tgid(int tid)
 {
-	char path[64], line[128];
+	char *text, *line;
+	uint64_t ts;
+	size_t len;
 	int tgid = tid;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	if (f)
-		fclose(f);
+	if (proc_source_read(tid, "status", &text, &len, &ts))
+		return tid;
+	line = strstr(text, "\nTgid:");
+	if (line)
+		sscanf(line + 1, "Tgid: %d", &tgid);
+	free(text);
 	return tgid;
 }
 
@@ -171,7 +178,41 @@ static int run__copy_setup(struct st_run *r, const struct st_common_opts *common
 int st_run__prepare(const struct st_common_opts *common)
 {
 	st_libbpf_logging(common->debug);
+	/* A report loads nothing: it needs no privileges, no BTF, no tracefs. */
+	if (st_run_replaying())
+		return 0;
 	return machine_prepare();
+}
+
+bool st_run_replaying(void)
+{
+	return replay_active() != NULL;
+}
+
+bool st_run_aggregates(void)
+{
+	return !replay_active() && !recorder_active();
+}
+
+/*
+ * Recording without --print: the pipeline runs up to the tool, so every
+ * /proc read a replay will ask for is made and written down, but the tool
+ * sees nothing and holds nothing, and memory stays flat however long.
+ */
+static void run__record_setup(struct st_run *r)
+{
+	recorder__watch(r->rec, r->procs);
+	if (recorder__prints(r->rec))
+		return;
+	r->tool.on_event = NULL;
+	r->tool.on_record = NULL;
+	r->tool.on_interval = NULL;
+}
+
+/* A perf map the recording kept: the replay's JIT names, as the live run read them. */
+static int run__perf_map(void *ctx, int pid, const char *text, size_t len)
+{
+	return symbolizer__set_perf_map(ctx, pid, text, len);
 }
 
 int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_common_opts *common,
@@ -183,23 +224,30 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	const struct bpf_tables_hooks hooks_init = { .built = run__table_built,
 						     .release = run__table_release, .ctx = r };
 	struct bpf_tables_hooks hooks = hooks_init;
+	struct replay *rp = replay_active();
 	struct session_opts own = *so;
 	int err;
 
 	r->common = common;
 	r->tool = *so;
+	r->rec = recorder_active();
 	r->procs = procs__new();
 	if (!r->procs)
 		return -errno;
+	if (r->rec)
+		run__record_setup(r);
 	r->sym = symbolizer__new(r->procs);
 	if (!r->sym)
 		return -errno;
 	symbolizer__set_opts(r->sym, &(struct symbolizer_opts){ .demangle = !common->no_demangle,
 								.inlines = true,
-								.lines = common->lines });
+								.lines = common->lines,
+								.recorded = rp != NULL });
+	if (rp)
+		replay__on_perf_map(rp, run__perf_map, r->sym);
 	if (!common->user_only)
 		symbolizer__load_kernel(r->sym);
-	if (common->unwind == ST_UNWIND_TABLE || common->unwind == ST_UNWIND_AUTO) {
+	if (!rp && (common->unwind == ST_UNWIND_TABLE || common->unwind == ST_UNWIND_AUTO)) {
 		r->tables = bpf_tables__new(obj, &src);
 		if (!r->tables)
 			return -errno;
@@ -208,11 +256,12 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		 * stack comes as a copy, and the user-space unwinder stops where the BPF
 		 * walker goes on (signal frames, coroutines, uretprobe trampolines).
 		 * --unwind-check compares every walk with its copy: no walks cut short on
-		 * purpose. A tool with records of its own (offcpu's switch-in) pairs them
-		 * with events, and loses the blocked time of an event whose user stack came
-		 * as a copy (open).
+		 * purpose. A tool with records of its own pairs them with events, and one
+		 * whose events carry no copy (offcpu: a block is sent whole at its
+		 * switch-in) could not unwind them later.
 		 */
-		hooks.lazy = common->fast_start && !common->unwind_check && !so->on_record;
+		hooks.lazy = common->fast_start && !common->unwind_check && !so->on_record &&
+			     !so->no_copies;
 		bpf_tables__set_hooks(r->tables, &hooks);
 	}
 	err = run__copy_setup(r, common, &src);
@@ -225,16 +274,19 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		procs__see(r->procs, pid, procs_now());
 		symbolizer__see(r->sym, pid);
 	}
-	r->proc_events = proc_events__attach(obj);
-	if (!r->proc_events)
-		return -errno;
+	if (!rp) {
+		r->proc_events = proc_events__attach(obj);
+		if (!r->proc_events)
+			return -errno;
+	}
 	own.on_event = run__on_event;
 	own.on_record = run__on_record;
 	own.on_interval = run__on_interval;
 	own.on_proc = run__on_proc;
 	own.on_poll = run__on_poll;
 	own.ctx = r;
-	r->session = session__new(obj, &own);
+	own.rec = r->rec;
+	r->session = rp ? session__new_replay(rp, &own) : session__new(obj, &own);
 	return r->session ? 0 : -errno;
 }
 

@@ -9,6 +9,8 @@
 #ifndef ST_SESSION_RUN_H
 #define ST_SESSION_RUN_H
 
+#include <stdbool.h>
+
 #include "lib/session/cli.h"
 #include "lib/session/session.h"
 
@@ -19,6 +21,7 @@ struct bpf_tables;
 struct proc_events;
 struct copy_unwinder;
 struct copy_stage;
+struct recorder;
 
 struct st_run {
 	const struct st_common_opts *common;
@@ -30,6 +33,7 @@ struct st_run {
 	struct proc_events *proc_events;
 	struct session *session;
 	struct session_opts tool; /* the tool's callbacks, behind the registry */
+	struct recorder *rec;     /* stacktap record: the recorder (lib/record/recorder.h) */
 };
 
 /**
@@ -42,7 +46,24 @@ struct st_run {
 int st_run__prepare(const struct st_common_opts *common);
 
 /**
- * st_run__start() - set up around @obj (loaded, not yet attached to events).
+ * st_run_replaying() - whether this run replays a recording (stacktap
+ * report): the tool then loads and attaches nothing, and st_run__start()
+ * takes a NULL object. Return: true when replaying.
+ */
+bool st_run_replaying(void);
+
+/**
+ * st_run_aggregates() - whether this run may count stacks in the kernel
+ * (bpf/aggregate.bpf.h). Not when recording: a recording must see every
+ * event as a record, so that its report counts exactly what happened; nor
+ * when replaying, which loads no BPF object.
+ * Return: true when in-kernel aggregation may be on.
+ */
+bool st_run_aggregates(void);
+
+/**
+ * st_run__start() - set up around @obj (loaded, not yet attached to events;
+ * NULL when replaying).
  * @so: the tool's session options; its on_event sees each complete event
  *
  * Return: 0 or -errno (logged where it happened).

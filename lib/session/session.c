@@ -12,6 +12,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/record/recorder.h"
+#include "lib/record/replay.h"
 #include "lib/session/joiner.h"
 #include "lib/session/losses.h"
 #include "lib/session/session.h"
@@ -27,9 +29,16 @@
 #define SESSION_DRAIN_MS 200
 /* How often the joiner looks for tasks that died before their stack came. */
 #define SESSION_TICK_NS 1000000000ull
+/*
+ * A batch of records handled without a break: libbpf's consume loops while
+ * records keep coming, so a consumer slower than its producers would never
+ * see its duration end or its signal. Past this it yields to the loop.
+ */
+#define SESSION_BATCH_NS (SESSION_POLL_MS * 1000000ull)
 
 struct session {
-	struct ring_buffer *rb;
+	struct ring_buffer *rb;   /* live */
+	struct replay *rp;        /* replayed */
 	int stats_fd;
 	int ustats_fd; /* the walker's counters (bpf/ustack.bpf.h st_ustats); -1 without a walker */
 	int ncpus;
@@ -38,7 +47,11 @@ struct session {
 	struct joiner *joiner;
 	uint64_t stop_ts;   /* when draining: events taken after this are not wanted */
 	uint64_t foreign;   /* records of an unknown kind, ignored */
+	uint64_t batch_start; /* when the loop last called into the ring buffer */
+	uint32_t batch_n;
+	int failed;         /* writing the recording failed: the run stops */
 	bool draining;
+	bool flushed;       /* replay: the recorded run gave up on its waiting events */
 	bool stop;
 	bool interrupted;
 	struct session_losses interval_base; /* the counts when the last interval was reported */
@@ -110,9 +123,26 @@ static int session__deliver(void *ctx, const struct st_event *ev, const uint64_t
 	return s->stop;
 }
 
+/*
+ * A record as the capture library writes it: depths within its limits, the
+ * frames and any stack copy inside the record. Replayed records come from a
+ * file, so this is checked rather than trusted.
+ */
+static bool session__event_whole(const struct st_event *ev, size_t size)
+{
+	size_t at = sizeof(*ev) + (ev->kdepth + ev->udepth) * 8ull;
+	const struct st_ucopy *c = (const void *)((const char *)ev + at);
+
+	if (size < sizeof(*ev) || ev->kdepth > ST_MAX_KSTACK || ev->udepth > ST_MAX_USTACK ||
+	    size < at)
+		return false;
+	return !(ev->flags & ST_EV_UCOPY) ||
+	       (size - at >= sizeof(*c) && c->len <= size - at - sizeof(*c));
+}
+
 static int session__on_event(struct session *s, const struct st_event *ev, size_t size)
 {
-	if (size < sizeof(*ev) || size < sizeof(*ev) + (ev->kdepth + ev->udepth) * 8ull) {
+	if (!session__event_whole(ev, size)) {
 		st_warn("session: short record of %zu bytes ignored", size);
 		return 0;
 	}
@@ -131,7 +161,8 @@ static int session__on_ustack(struct session *s, const struct st_ustack *us, siz
 	const struct st_ucopy *c = (const void *)((const char *)us + at);
 	size_t copy_len = 0;
 
-	if (size < sizeof(*us) || size < sizeof(*us) + us->udepth * 8ull) {
+	if (size < sizeof(*us) || us->udepth > ST_MAX_USTACK ||
+	    size < sizeof(*us) + us->udepth * 8ull) {
 		st_warn("session: short user-stack record of %zu bytes ignored", size);
 		return 0;
 	}
@@ -147,8 +178,12 @@ static int session__on_record(void *ctx, void *data, size_t size)
 	struct session *s = ctx;
 	int ret = 0;
 
+	if (s->opts.rec && !s->failed && recorder__ring(s->opts.rec, data, size)) {
+		s->failed = -EIO;
+		s->stop = true;
+	}
 	if (size < sizeof(__u16))
-		return 0;
+		return s->stop ? -ECANCELED : 0;
 	switch (*(const __u16 *)data) {
 	case ST_REC_EVENT: ret = session__on_event(s, data, size); break;
 	case ST_REC_USTACK: ret = session__on_ustack(s, data, size); break;
@@ -167,7 +202,38 @@ static int session__on_record(void *ctx, void *data, size_t size)
 		s->stop = true;
 	}
 	/* A negative return ends ring_buffer__poll's batch early, so -n N stops exactly. */
-	return s->stop ? -ECANCELED : 0;
+	if (s->stop)
+		return -ECANCELED;
+	/* The record is consumed either way; the drain wants every record, so never then. */
+	if (s->rb && !s->draining && ++s->batch_n % 256 == 0 &&
+	    now_ns() - s->batch_start > SESSION_BATCH_NS)
+		return -EAGAIN;
+	return 0;
+}
+
+static struct session *session__alloc(const struct session_opts *opts)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->opts = *opts;
+	s->stats_fd = -1;
+	s->joiner = joiner__new(&(struct joiner_opts){ .emit = session__deliver, .ctx = s });
+	if (!s->joiner) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+struct session *session__new_replay(struct replay *rp, const struct session_opts *opts)
+{
+	struct session *s = session__alloc(opts);
+
+	if (s)
+		s->rp = rp;
+	return s;
 }
 
 struct session *session__new(struct bpf_object *obj, const struct session_opts *opts)
@@ -182,15 +248,9 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 		errno = ENOENT;
 		return NULL;
 	}
-	s = calloc(1, sizeof(*s));
+	s = session__alloc(opts);
 	if (!s)
 		return NULL;
-	s->opts = *opts;
-	s->joiner = joiner__new(&(struct joiner_opts){ .emit = session__deliver, .ctx = s });
-	if (!s->joiner) {
-		free(s);
-		return NULL;
-	}
 	s->stats_fd = bpf_map__fd(stats);
 	s->ustats_fd = ustats ? bpf_map__fd(ustats) : -1;
 	s->ncpus = libbpf_num_possible_cpus();
@@ -223,13 +283,71 @@ static void session__drain(struct session *s)
 
 	s->stop_ts = now_ns();
 	s->draining = true;
+	if (s->opts.rec)
+		recorder__mark(s->opts.rec, REC_DRAIN, s->stop_ts);
 	deadline = s->stop_ts + SESSION_DRAIN_MS * 1000000ull;
 	ring_buffer__consume(s->rb);
 	while (!s->stop && joiner__waiting(s->joiner) && now_ns() < deadline)
 		if (ring_buffer__poll(s->rb, 10) < 0 && errno != EINTR)
 			break;
-	if (!s->stop)
+	if (s->stop)
+		return;
+	if (s->opts.rec)
+		recorder__mark(s->opts.rec, REC_FLUSH, 0);
+	joiner__flush(s->joiner, JOINER_LOST_PENDING);
+}
+
+static uint64_t mark__value(const struct rec_entry *e)
+{
+	uint64_t v;
+
+	memcpy(&v, e->data, sizeof(v));
+	return v;
+}
+
+/*
+ * The live loop's decisions, as recorded: a tick with its time (the liveness
+ * answers it got are in the stash), interval output, the drain's stop time,
+ * the flush. A recording cut before its flush ends as a live run would.
+ */
+static int session__run_replay(struct session *s)
+{
+	struct rec_entry e;
+	int ret;
+
+	while (!s->stop && (ret = replay__next(s->rp, &e)) == 1) {
+		switch (e.type) {
+		case REC_RING: session__on_record(s, (void *)e.data, e.len); break;
+		case REC_TICK:
+			if (joiner__tick(s->joiner, mark__value(&e), SESSION_TICK_NS))
+				s->stop = true;
+			break;
+		case REC_INTERVAL:
+			if (s->opts.interval_ns && s->opts.on_interval)
+				s->opts.on_interval(s->opts.ctx);
+			break;
+		case REC_DRAIN:
+			s->stop_ts = mark__value(&e);
+			s->draining = true;
+			break;
+		case REC_FLUSH:
+			s->flushed = true;
+			joiner__flush(s->joiner, JOINER_LOST_PENDING);
+			break;
+		}
+	}
+	if (!s->stop && !s->flushed)
 		joiner__flush(s->joiner, JOINER_LOST_PENDING);
+	return s->stop || ret >= 0 ? 0 : ret;
+}
+
+/* The capture library's counters, for the recording to keep. */
+static void session__record_stats(struct session *s)
+{
+	uint64_t st[ST_STAT_MAX];
+
+	if (s->opts.rec && !session__stats(s, st))
+		recorder__stats(s->opts.rec, st, ST_STAT_MAX);
 }
 
 int session__run(struct session *s)
@@ -237,14 +355,17 @@ int session__run(struct session *s)
 	uint64_t start = now_ns(), next_tick = start + s->opts.interval_ns;
 	int err = 0, gone = 0;
 
+	if (s->rp)
+		return session__run_replay(s);
 	while (!s->stop && !gone) {
 		uint64_t t;
 
+		s->batch_start = now_ns();
 		err = ring_buffer__poll(s->rb, SESSION_POLL_MS);
 		/* Wake-ups are batched (st_rb_flags()): read what came without one. */
 		if (err >= 0 && !s->stop)
 			err = ring_buffer__consume(s->rb);
-		if (err == -EINTR || err == -ECANCELED)
+		if (err == -EINTR || err == -ECANCELED || err == -EAGAIN)
 			err = 0;
 		if (err < 0)
 			break;
@@ -257,11 +378,16 @@ int session__run(struct session *s)
 			s->opts.on_poll(s->opts.ctx);
 		gone = session__target_gone(s);
 		t = now_ns();
-		if (joiner__tick(s->joiner, t, SESSION_TICK_NS))
+		/* The mark first: the liveness answers the tick gets are written after it. */
+		if (s->opts.rec && recorder__mark(s->opts.rec, REC_TICK, t))
+			s->failed = -EIO;
+		if (joiner__tick(s->joiner, t, SESSION_TICK_NS) || s->failed)
 			s->stop = true;
 		if (s->opts.duration_ns && t - start >= s->opts.duration_ns)
 			break;
 		if (s->opts.interval_ns && t >= next_tick && s->opts.on_interval) {
+			if (s->opts.rec)
+				recorder__mark(s->opts.rec, REC_INTERVAL, t);
 			s->opts.on_interval(s->opts.ctx);
 			next_tick += s->opts.interval_ns;
 		}
@@ -270,7 +396,8 @@ int session__run(struct session *s)
 		session__drain(s);
 	if (err < 0)
 		st_err("session: ring buffer poll failed: %s", strerror(-err));
-	return err;
+	session__record_stats(s);
+	return err ? err : s->failed;
 }
 
 bool session__interrupted(const struct session *s)
@@ -281,10 +408,16 @@ bool session__interrupted(const struct session *s)
 /* Sums the per-CPU values of keys [0, @n) of the PERCPU_ARRAY @fd into @out. */
 static int session__sum(const struct session *s, int fd, __u32 n, uint64_t *out)
 {
-	uint64_t *vals = calloc(s->ncpus, sizeof(*vals));
+	uint64_t *vals;
 	__u32 k;
 	int c;
 
+	if (s->rp) {
+		memset(out, 0, ST_STAT_MAX * sizeof(*out));
+		replay__stats(s->rp, out, ST_STAT_MAX);
+		return 0;
+	}
+	vals = calloc(s->ncpus, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
 	for (k = 0; k < n; k++) {

@@ -37,6 +37,14 @@ struct session_opts {
 	/* After each poll of the ring buffer: room for deferred work; may be NULL. */
 	void (*on_poll)(void *ctx);
 	void *ctx;
+	/*
+	 * The tool's events never carry a stack copy (offcpu: a block is sent at
+	 * its switch-in, and a copy does not fit in it): the walker cannot wait
+	 * for tables, which lib/session/run.c then builds before the banner.
+	 */
+	bool no_copies;
+	/* stacktap record: every record and decision is written here too (lib/record/recorder.h). */
+	struct recorder *rec;
 };
 
 struct session;
@@ -56,11 +64,25 @@ int session_set_ringbuf_size(struct bpf_object *obj, size_t bytes);
  */
 struct session *session__new(struct bpf_object *obj, const struct session_opts *opts);
 
+struct replay;
+
+/**
+ * session__new_replay() - a session whose records come from a recording
+ * (stacktap report): the same dispatch, joiner and drain as a live one, fed
+ * by @rp's actions instead of a ring buffer.
+ *
+ * Return: the session, or NULL with errno set.
+ */
+struct session *session__new_replay(struct replay *rp, const struct session_opts *opts);
+
 /**
  * session__run() - poll until duration, signal, event limit or target exit,
- * then drain what the ring buffer still holds.
+ * then drain what the ring buffer still holds. Replayed: act on every
+ * recorded action in order.
  *
- * Return: 0, or -errno of a failed poll.
+ * Return: 0, or -errno of a failed poll (-EBADMSG: the recording is damaged
+ * and what came before the damage was delivered; -EIO: writing the
+ * recording failed).
  */
 int session__run(struct session *s);
 

@@ -34,6 +34,7 @@ static void frames__user(struct report_frame *f, struct frame_src *src,
 	}
 	src->kind = FRAME_SRC_FILE;
 	src->file = loc.file;
+	src->why = loc.why;
 	f->file_off = loc.file_off;
 	f->flags |= REPORT_FRAME_HAS_OFF;
 	f->build_id = loc.file ? elf_file__build_id_hex(loc.file) : NULL;

@@ -37,6 +37,7 @@ struct frame_src {
 	struct elf_file *file; /* FRAME_SRC_FILE: the file model; NULL when it could not be used */
 	uint8_t kind;          /* enum frame_src_kind */
 	uint32_t inl_first, inl_n; /* set by naming: its inline frames, in the namer's pool */
+	uint8_t why;           /* file NULL: why (enum safe_open_why) */
 };
 
 struct event_frames {

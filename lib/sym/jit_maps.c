@@ -40,6 +40,7 @@ struct jit_proc {
 struct jit_maps {
 	struct htab procs;
 	size_t nroots;
+	bool recorded_only; /* a replay: maps come from the recording only */
 	struct jit_maps_stats stats;
 };
 
@@ -196,11 +197,16 @@ static struct jit_proc *jit__add(struct jit_maps *jm, int pid)
 	return p;
 }
 
+void jit_maps__recorded_only(struct jit_maps *jm)
+{
+	jm->recorded_only = true;
+}
+
 void jit_maps__see(struct jit_maps *jm, int pid)
 {
 	struct jit_proc *p = jit__lookup(jm, pid);
 
-	if (pid <= 0 || (p && (!p->exited || p->recorded)))
+	if (pid <= 0 || jm->recorded_only || (p && (!p->exited || p->recorded)))
 		return;
 	if (p) {
 		/* The pid names another process now; the old map stays for the old events. */

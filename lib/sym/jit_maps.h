@@ -28,6 +28,12 @@ struct jit_maps_stats {
 /** jit_maps__new() - Return: an empty set, or NULL (ENOMEM). */
 struct jit_maps *jit_maps__new(void);
 
+/**
+ * jit_maps__recorded_only() - from now on, only the maps jit_maps__set()
+ * gives: /proc is never asked (a replay: its pids are not this machine's).
+ */
+void jit_maps__recorded_only(struct jit_maps *jm);
+
 /** jit_maps__see() - @pid was seen: its map is read the first time. */
 void jit_maps__see(struct jit_maps *jm, int pid);
 

@@ -335,30 +335,29 @@ err_free:
 	return NULL;
 }
 
-const struct ksym *ksyms__find(const struct ksyms *ks, uint64_t addr)
+size_t ksym__bound(const struct ksym *v, size_t n, uint64_t addr, bool after)
 {
-	size_t lo = 0, hi = ks->n, mid;
+	size_t lo = 0, hi = n, mid;
 
-	/* Invariant: syms[< lo].addr <= addr < syms[>= hi].addr. */
+	/* Invariant: v[< lo] are before the bound, v[>= hi] are not. */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (ks->syms[mid].addr <= addr)
+		if (v[mid].addr < addr || (after && v[mid].addr == addr))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0)
+	return lo;
+}
+
+const struct ksym *ksyms__find(const struct ksyms *ks, uint64_t addr)
+{
+	size_t i = ksym__bound(ks->syms, ks->n, addr, true);
+
+	if (i == 0)
 		return NULL;
-	addr = ks->syms[lo - 1].addr;
-	/* Several names may share that address: return the first, in O(log n) too. */
-	for (hi = lo, lo = 0; lo < hi;) {
-		mid = lo + (hi - lo) / 2;
-		if (ks->syms[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return &ks->syms[lo];
+	/* Several names may share that start: return the first, in O(log n) too. */
+	return &ks->syms[ksym__bound(ks->syms, i, ks->syms[i - 1].addr, false)];
 }
 
 const struct ksym *ksyms__by_name(const struct ksyms *ks, const char *name)

@@ -3,6 +3,7 @@
 #ifndef ST_KSYMS_H
 #define ST_KSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,17 @@ struct ksym {
 };
 
 struct ksyms;
+
+/**
+ * ksym__bound() - binary search of symbols sorted by address.
+ * @v: @n symbols, sorted by address
+ * @addr: the address sought
+ * @after: find the first symbol starting after @addr, not at or after it
+ *
+ * Return: the index of the first symbol whose start is > @addr (@after) or
+ * >= @addr (!@after); @n when there is none.
+ */
+size_t ksym__bound(const struct ksym *v, size_t n, uint64_t addr, bool after);
 
 /**
  * ksyms__load() - read and sort a kallsyms file.

@@ -11,16 +11,15 @@
 #include "lib/sym/event_frames.h"
 #include "lib/sym/gopclntab.h"
 #include "lib/sym/jit_maps.h"
-#include "lib/sym/ksyms.h"
+#include "lib/sym/ksyms_source.h"
 #include "lib/sym/name_arena.h"
 #include "lib/sym/perf_map.h"
 #include "lib/sym/sources.h"
 #include "lib/sym/symbolizer.h"
 #include "lib/util/log.h"
+#include "lib/util/safe_open.h"
 
 struct symbolizer {
-	struct ksyms *ksyms; /* read at the first kernel frame; NULL when unreadable */
-	bool ksyms_tried;
 	struct proc_registry *procs;
 	struct name_arena *names; /* names made here, and demangled ones */
 	struct jit_maps *jit;
@@ -70,27 +69,21 @@ struct symbolizer *symbolizer__new(struct proc_registry *procs)
 	return sz;
 }
 
-/* kallsyms, read when the first kernel frame is named: user-only work never pays for it. */
-static struct ksyms *symbolizer__ksyms(struct symbolizer *sz)
-{
-	if (!sz->ksyms_tried) {
-		sz->ksyms_tried = true;
-		sz->ksyms = ksyms__load(NULL);
-		if (!sz->ksyms)
-			st_warn("kallsyms: cannot read /proc/kallsyms (%s): kernel frames stay "
-				"addresses", strerror(errno));
-	}
-	return sz->ksyms;
-}
-
+/*
+ * kallsyms is read through the kernel-symbol door (lib/sym/ksyms_source.h)
+ * at its first question: user-only work never pays for it. Asking once here
+ * reads it at setup; a replay's door answers from the recording.
+ */
 void symbolizer__load_kernel(struct symbolizer *sz)
 {
-	symbolizer__ksyms(sz);
+	ksyms_source_find(0);
 }
 
 void symbolizer__set_opts(struct symbolizer *sz, const struct symbolizer_opts *o)
 {
 	sz->opts = *o;
+	if (o->recorded)
+		jit_maps__recorded_only(sz->jit);
 }
 
 struct proc_registry *symbolizer__procs(const struct symbolizer *sz)
@@ -146,13 +139,17 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* A frame in a file but in no symbol: named by its file and offset. */
-static int name__file_offset(struct symbolizer *sz, struct report_frame *f)
+/*
+ * A frame in a file but in no symbol: named by its file and offset; a report
+ * that found only another build of the file says so (docs/recording.md).
+ */
+static int name__file_offset(struct symbolizer *sz, struct report_frame *f, uint8_t why)
 {
 	char buf[512];
 
-	snprintf(buf, sizeof(buf), "[unknown] (%s+%#llx)", f->module ? base_name(f->module) : "?",
-		 (unsigned long long)f->file_off);
+	snprintf(buf, sizeof(buf), "[unknown] (%s+%#llx%s)",
+		 f->module ? base_name(f->module) : "?", (unsigned long long)f->file_off,
+		 why == SAFE_OPEN_OTHER_BUILD ? ", other build" : "");
 	sz->stats.user_no_sym++;
 	f->name = name_arena__intern(sz->names, buf);
 	return f->name ? 0 : -ENOMEM;
@@ -193,7 +190,7 @@ static int name__collect_user(struct symbolizer *sz, const struct event_frames *
 	switch (src->kind) {
 	case FRAME_SRC_FILE:
 		if (!src->file)
-			return name__file_offset(sz, f);
+			return name__file_offset(sz, f, src->why);
 		refs[(*n)++] = (struct name_ref){ src->file, lookup_at(f, f->file_off), f, src };
 		return 0;
 	case FRAME_SRC_ANON:
@@ -357,7 +354,7 @@ static int name__apply(struct symbolizer *sz, const struct name_ref *r, const st
 	f->src_file = an->src_file;
 	f->line = an->line;
 	if (!an->name)
-		return name__file_offset(sz, f);
+		return name__file_offset(sz, f, SAFE_OPEN_OK);
 	f->name = symbolizer__shown(sz, an->name);
 	if (an->has_start) {
 		f->sym_off = an->vaddr + (f->file_off - r->key) - an->start;
@@ -437,17 +434,15 @@ static int symbolizer__kernel_name(struct symbolizer *sz, struct report_frame *f
 static int name__kernel_batch(struct symbolizer *sz, struct name_ref *refs, size_t n)
 {
 	const struct ksym *k = NULL;
-	struct ksyms *ks;
 	size_t i;
 	int err = 0;
 
 	if (!n)
 		return 0;
-	ks = symbolizer__ksyms(sz);
 	qsort(refs, n, sizeof(*refs), name_ref__cmp);
 	for (i = 0; i < n && !err; i++) {
 		if (!i || refs[i].key != refs[i - 1].key)
-			k = ks ? ksyms__find(ks, refs[i].key) : NULL;
+			k = ksyms_source_find(refs[i].key); /* kallsyms, or as recorded */
 		err = symbolizer__kernel_name(sz, refs[i].f, k);
 	}
 	return err;
@@ -519,7 +514,6 @@ void symbolizer__free(struct symbolizer *sz)
 {
 	if (!sz)
 		return;
-	ksyms__free(sz->ksyms);
 	name_arena__free(sz->names);
 	jit_maps__free(sz->jit);
 	free(sz->pool);

@@ -45,6 +45,7 @@ struct symbolizer_opts {
 	bool demangle; /* C++ and Rust names as people read them (--no-demangle: off) */
 	bool inlines;  /* frames inlined at an address, from DWARF */
 	bool lines;    /* source file and line of each frame, from DWARF (--lines, -v) */
+	bool recorded; /* a replay: perf maps only from symbolizer__set_perf_map(), never /proc */
 };
 
 /**

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lib/proc/maps.h"
+#include "lib/proc/source.h"
 #include "lib/stack/store.h"
 #include "lib/unwind/copy_unwind.h"
 #include "lib/unwind/table.h"
@@ -102,10 +103,11 @@ int copy_unwinder__set_maps(struct copy_unwinder *cu, int pid, const struct proc
 int copy_unwinder__see(struct copy_unwinder *cu, int pid)
 {
 	struct proc_map *maps;
+	uint64_t ts;
 	size_t n;
 	int err;
 
-	if (proc_maps__read(pid, &maps, &n))
+	if (proc_source_maps(pid, &maps, &n, &ts))
 		return -ESRCH;
 	err = copy_unwinder__set_maps(cu, pid, maps, n);
 	proc_maps__free(maps, n);

@@ -124,6 +124,9 @@ const char *safe_open_why_text(enum safe_open_why why)
 		[SAFE_OPEN_SIZE] = "implausible size for an ELF file",
 		[SAFE_OPEN_CHANGED] = "its path names another file now (device or inode differ)",
 		[SAFE_OPEN_ERROR] = "cannot be opened",
+		[SAFE_OPEN_OTHER_BUILD] = "another build than recorded (its build ID differs)",
+		[SAFE_OPEN_NO_BUILD] = "not found by its build ID (try --symfs DIR, or record "
+				       "--archive)",
 	};
 
 	return (unsigned)why < SAFE_OPEN_WHY_MAX ? text[why] : "?";

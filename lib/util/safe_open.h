@@ -23,6 +23,8 @@ enum safe_open_why {
 	SAFE_OPEN_SIZE,        /* smaller than an ELF header, or implausibly large */
 	SAFE_OPEN_CHANGED,     /* another file than the one expected (device, inode) */
 	SAFE_OPEN_ERROR,       /* stat or open failed otherwise (EACCES, ...) */
+	SAFE_OPEN_OTHER_BUILD, /* a report found only files of another build ID than recorded */
+	SAFE_OPEN_NO_BUILD,    /* a report found no file of the recorded build ID */
 	SAFE_OPEN_WHY_MAX,
 };
 

@@ -13,12 +13,15 @@ KSYSCALL="perf_syscall_enter syscall_trace_enter do_syscall_64 entry_SYSCALL_64_
 # kernel_count NAME: the events count said it merged in the kernel (--debug).
 kernel_count() { sed -n 's/^stacktap: count: \([0-9]*\) events counted in the kernel.*/\1/p' "$TMP/$1.err"; }
 
-# 1. N getppid() calls: exactly N, all but the key's first merged in the kernel.
-run_traced exact "$CHAIN" $N -- count --debug -d -p @PID@ t:syscalls:sys_enter_getppid
+# 1. N getppid() calls: exactly N, all but the key's first merged in the kernel
+#    once the walker has the target's tables (TABLES_READY: before, events come
+#    with stack copies, as records, by design of the lazy start-up).
+TABLES_READY=1 run_traced exact "$CHAIN" $N -- count --debug -d -p @PID@ t:syscalls:sys_enter_getppid
 stack_block $KSYSCALL -- leaf c b a main $LIBC_START $N | sed 's/^  --$/    --/' > "$TMP/want"
 expect_file_eq agg-exact-chain "$TMP/exact.out" "$TMP/want"
 expect_eq agg-exact-in-kernel "$(kernel_count exact)" $((N - 1))
-run_traced noagg "$CHAIN" $N -- count --no-aggregate --debug -d -p @PID@ t:syscalls:sys_enter_getppid
+TABLES_READY=1 run_traced noagg "$CHAIN" $N -- count --no-aggregate --debug -d -p @PID@ \
+	t:syscalls:sys_enter_getppid
 expect_file_eq agg-off-same-chain "$TMP/noagg.out" "$TMP/want"
 expect_eq agg-off-none-in-kernel "$(kernel_count noagg)" ""
 
@@ -65,11 +68,15 @@ expect_eq agg-full-counted \
 expect_eq agg-full-first-merged "$(kernel_count full)" 699
 
 # 4. -i: each interval reports what the kernel counted since the last read; the sum is N.
-run_traced interval "$CHAIN" $N -- count -f -i 0.2 -p @PID@ t:syscalls:sys_enter_getppid
+#    Tables first, as in 1: before, records with stack copies may fill the ring buffer.
+TABLES_READY=1 run_traced interval "$CHAIN" $N -- count --debug -f -i 0.2 -p @PID@ \
+	t:syscalls:sys_enter_getppid
 expect_eq agg-interval-sum "$(awk 'NF == 2 {s += $2} END {print s}' "$TMP/interval.out")" $N
 
 # 5. The burst that overflows a 4 KiB ring buffer with records (test_losses.sh)
 #    loses nothing when counted in the kernel: all 200000 counted, no drop.
-run_traced burst "$CHAIN" 200000 -- count --ringbuf-kb 4 -U -p @PID@ t:syscalls:sys_enter_getppid
+#    Tables first, as in 1: a record with a stack copy does not fit in 4 KiB.
+TABLES_READY=1 run_traced burst "$CHAIN" 200000 -- count --debug --ringbuf-kb 4 -U -p @PID@ \
+	t:syscalls:sys_enter_getppid
 expect_eq agg-burst-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/burst.out")" 200000
 expect_eq agg-burst-no-drop "$(grep -c 'dropped' "$TMP/burst.err")" 0

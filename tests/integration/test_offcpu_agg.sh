@@ -9,6 +9,7 @@ source "$(dirname "$0")/deferred_lib.sh"
 
 N=100
 MS=5
+# Inline frames as in test_offcpu.sh: run_sleep inlined into main, now_ns into nap.
 NAP_CHAIN="offcpu_fp;_start;__libc_start_main;__libc_start_call_main;main;run_sleep;s1;s2;s3;nap;now_ns"
 NAP_KERNEL="entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_nanosleep;hrtimer_nanosleep;do_nanosleep;schedule;__schedule"
 

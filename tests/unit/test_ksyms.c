@@ -89,6 +89,22 @@ static void test_fixture(void)
 	ksyms__free(ks);
 }
 
+/* The one binary search over sorted symbols: first at or after an address, or after it. */
+static void test_bound(void)
+{
+	static const struct ksym v[] = { { 10, "a", NULL }, { 20, "b", NULL }, { 20, "c", NULL },
+					 { 30, "d", NULL } };
+
+	CHECK_EQ_U64(ksym__bound(v, 4, 5, false), 0);
+	CHECK_EQ_U64(ksym__bound(v, 4, 5, true), 0);
+	CHECK_EQ_U64(ksym__bound(v, 4, 15, false), 1);
+	CHECK_EQ_U64(ksym__bound(v, 4, 20, false), 1);
+	CHECK_EQ_U64(ksym__bound(v, 4, 20, true), 3);
+	CHECK_EQ_U64(ksym__bound(v, 4, 30, true), 4);
+	CHECK_EQ_U64(ksym__bound(v, 4, 31, false), 4);
+	CHECK_EQ_U64(ksym__bound(v, 0, 20, true), 0);
+}
+
 static void test_restricted_and_missing(void)
 {
 	const char *path = write_tmp(restricted, sizeof(restricted) - 1);
@@ -153,6 +169,7 @@ static void test_real(void)
 int main(void)
 {
 	test_fixture();
+	test_bound();
 	test_restricted_and_missing();
 	test_real();
 	return CHECK_DONE();

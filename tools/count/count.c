@@ -66,7 +66,7 @@ enum { OPT_FOLDED = 'f', OPT_NO_AGG = 0x200, OPT_AGG_ENTRIES };
 /* Test-only: keep this many bits of the in-kernel stack hash, to force collisions. */
 #define COUNT_HASH_BITS_ENV "STACKTAP_TEST_AGG_HASH_BITS"
 
-static const struct argp_option count_options[] = {
+const struct argp_option count_options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 4 },
 	{ "delimited", 'd', NULL, 0, "Print '--' between kernel and user frames", 4 },
 	{ "perpid", 'P', NULL, 0, "Count stacks per process: 'comm [PID]', or comm-PID with -f", 4 },

@@ -142,12 +142,15 @@ int events_run__start(struct events_run *r, const struct session_opts *so)
 	size_t n;
 	int err;
 
-	err = events__load(r);
+	/* Recording sees every event as a record; a report replays one: nothing to load or attach. */
+	if (!st_run_aggregates())
+		r->agg.on = 0;
+	err = st_run_replaying() ? 0 : events__load(r);
 	if (!err)
-		err = st_run__start(&r->st, r->skel->obj, &r->common, so);
+		err = st_run__start(&r->st, r->skel ? r->skel->obj : NULL, &r->common, so);
 	if (!err && r->agg.on && !(r->agg_reader = agg_reader__new(r->skel->obj)))
 		err = -errno;
-	if (err)
+	if (err || st_run_replaying())
 		return err;
 	progs = (struct probe_progs){
 		.tracepoint = r->skel->progs.st_tracepoint,

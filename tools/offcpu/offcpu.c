@@ -63,7 +63,7 @@ static const char doc[] =
 
 enum { OPT_STATE = 0x400 };
 
-static const struct argp_option offcpu_options[] = {
+const struct argp_option offcpu_options[] = {
 	{ NULL, 0, NULL, 0, "Selection:", 4 },
 	{ "min-block-time", 'm', "US", 0, "Only blocks of at least this many us", 4 },
 	{ "max-block-time", 'M', "US", 0, "Only blocks of at most this many us", 4 },
@@ -201,7 +201,9 @@ static int offcpu__load(struct offcpu *o)
 	/* A switch-out is kept until its switch-in: a stack copy does not fit in the block. */
 	cfg.copy_fallback = 0;
 	o->skel->rodata->st_cfg = cfg;
-	o->skel->rodata->st_agg_cfg = (struct st_agg_config){ .on = 1, .hash_mask = ~0ull };
+	/* Not when recording: a recording holds every block as a record. */
+	o->skel->rodata->st_agg_cfg = (struct st_agg_config){ .on = st_run_aggregates(),
+							      .hash_mask = ~0ull };
 	o->skel->rodata->offcpu_states = o->states;
 	o->skel->rodata->offcpu_threads = o->threads;
 	o->skel->rodata->offcpu_min_ns = o->min_us * 1000;
@@ -222,6 +224,7 @@ static int offcpu_run(struct offcpu *o)
 		.target_pid = o->common.pid ? o->common.pid : o->common.tid,
 		.on_event = offcpu_on_event,
 		.ctx = o,
+		.no_copies = true, /* cfg.copy_fallback = 0 in offcpu__load() */
 	};
 	int err;
 
@@ -230,22 +233,25 @@ static int offcpu_run(struct offcpu *o)
 	o->out = st_common_opts__open_output(&o->common);
 	if (!o->out)
 		return 1;
-	err = offcpu__load(o);
+	/* A report replays a recording: nothing to load or attach. */
+	err = st_run_replaying() ? 0 : offcpu__load(o);
 	if (!err)
-		err = st_run__start(&o->run, o->skel->obj, &o->common, &so);
+		err = st_run__start(&o->run, o->skel ? o->skel->obj : NULL, &o->common, &so);
 	if (!err && !(o->raw = raw_stacks__new(o->run.sym)))
 		err = -ENOMEM;
-	if (!err && !(o->agg = agg_reader__new(o->skel->obj)))
+	if (!err && st_run_aggregates() && !(o->agg = agg_reader__new(o->skel->obj)))
 		err = -errno;
 	if (err)
 		return 1;
-	o->link = bpf_program__attach(o->skel->progs.st_offcpu_switch);
-	if (!o->link) {
-		st_err("offcpu: cannot attach to sched_switch: %s", strerror(errno));
-		return 1;
+	if (!st_run_replaying()) {
+		o->link = bpf_program__attach(o->skel->progs.st_offcpu_switch);
+		if (!o->link) {
+			st_err("offcpu: cannot attach to sched_switch: %s", strerror(errno));
+			return 1;
+		}
+		fprintf(stderr, "Tracing off-CPU time (us)... Hit Ctrl-C to end.\n");
 	}
 	session_install_signals();
-	fprintf(stderr, "Tracing off-CPU time (us)... Hit Ctrl-C to end.\n");
 	err = session__run(o->run.session);
 	bpf_link__destroy(o->link);
 	o->link = NULL;

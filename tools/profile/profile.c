@@ -72,7 +72,7 @@ static const char doc[] =
 
 enum { OPT_CGROUP = 0x300 };
 
-static const struct argp_option profile_options[] = {
+const struct argp_option profile_options[] = {
 	{ NULL, 0, NULL, 0, "Sampling:", 4 },
 	{ "frequency", 'F', "HZ", 0, "Samples per second on each CPU (default 49)", 4 },
 	{ "include-idle", 'I', NULL, 0, "Keep samples of the idle tasks", 4 },
@@ -90,6 +90,9 @@ static void profile__cgroup(struct argp_state *state, struct profile *p, const c
 	struct statfs sf;
 	struct stat st;
 
+	p->cgroup = path;
+	if (st_run_replaying())
+		return; /* a directory of the recording machine; only the capture used its id */
 	/*
 	 * A cgroup v2 directory's inode number is the id bpf_get_current_cgroup_id()
 	 * gives; any other directory's would match no task, silently.
@@ -98,7 +101,6 @@ static void profile__cgroup(struct argp_state *state, struct profile *p, const c
 		argp_failure(state, 2, 0, "cgroup '%s': %s", path, strerror(errno));
 	else if (!S_ISDIR(st.st_mode) || sf.f_type != CGROUP2_SUPER_MAGIC)
 		argp_failure(state, 2, 0, "cgroup '%s': not a cgroup v2 directory", path);
-	p->cgroup = path;
 	p->cgroup_id = st.st_ino;
 }
 
@@ -143,8 +145,9 @@ static int profile__load(struct profile *p)
 	}
 	st_common_opts__config(&p->common, &cfg);
 	p->skel->rodata->st_cfg = cfg;
-	/* Samples whose user stack needs no join are counted in the kernel. */
-	p->skel->rodata->st_agg_cfg = (struct st_agg_config){ .on = 1, .hash_mask = ~0ull };
+	/* Samples whose user stack needs no join are counted in the kernel (not when recording). */
+	p->skel->rodata->st_agg_cfg = (struct st_agg_config){ .on = st_run_aggregates(),
+							      .hash_mask = ~0ull };
 	p->skel->rodata->profile_idle = p->idle;
 	p->skel->rodata->profile_cgroup = p->cgroup_id;
 	err = capture_maps_size(p->skel->obj, &p->common);
@@ -276,20 +279,22 @@ static int profile_run(struct profile *p)
 	p->out = st_common_opts__open_output(&p->common);
 	if (!p->out)
 		return 1;
-	err = profile__load(p);
+	/* A report replays a recording: nothing to load or attach. */
+	err = st_run_replaying() ? 0 : profile__load(p);
 	if (!err)
-		err = st_run__start(&p->run, p->skel->obj, &p->common, &so);
+		err = st_run__start(&p->run, p->skel ? p->skel->obj : NULL, &p->common, &so);
 	if (!err && !(p->raw = raw_stacks__new(p->run.sym)))
 		err = -ENOMEM;
-	if (!err && !(p->agg = agg_reader__new(p->skel->obj)))
+	if (!err && st_run_aggregates() && !(p->agg = agg_reader__new(p->skel->obj)))
 		err = -errno;
-	if (!err)
+	if (!err && !st_run_replaying())
 		err = profile__attach(p);
 	if (err)
 		return 1;
 	session_install_signals();
-	fprintf(stderr, "Sampling at %llu Hz on %d %s... Hit Ctrl-C to end.\n",
-		(unsigned long long)p->hz, p->nlinks, st_plural(p->nlinks, "CPU", "CPUs"));
+	if (!st_run_replaying())
+		fprintf(stderr, "Sampling at %llu Hz on %d %s... Hit Ctrl-C to end.\n",
+			(unsigned long long)p->hz, p->nlinks, st_plural(p->nlinks, "CPU", "CPUs"));
 	err = session__run(p->run.session);
 	profile__detach(p);
 	profile_print(p);

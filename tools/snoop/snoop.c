@@ -46,7 +46,7 @@ static const char doc[] =
 
 enum { OPT_JSON = 0x200 };
 
-static const struct argp_option snoop_options[] = {
+const struct argp_option snoop_options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 4 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per event and line (--format json)", 4 },
 	{ "count", 'n', "N", 0, "Stop after N events", 4 },

@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recorder: a run's inputs written down as the pipeline consumes them.
+ *
+ * Order is the point. An entry is written at the moment the pipeline uses
+ * what it says: a ring record before the session acts on it, a /proc read
+ * when the tracker makes it (so after the record that caused it), a file's
+ * identity when the tracker first hands out a mapping naming it. A replay
+ * reads each action (ring record, tick, drain...) together with the side
+ * entries written while it was handled, and hands the same answers back in
+ * the same order.
+ *
+ * Memory stays flat: the writer holds one chunk; the sets here grow with
+ * distinct files, kernel addresses, vDSO mappings and JIT processes, never
+ * with events.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf/record.h"
+#include "lib/elf/elf_file.h"
+#include "lib/proc/maps.h"
+#include "lib/proc/registry.h"
+#include "lib/proc/source.h"
+#include "lib/record/recorder.h"
+#include "lib/record/writer.h"
+#include "lib/stack/store.h"
+#include "lib/sym/ksyms_source.h"
+#include "lib/util/log.h"
+#include "lib/util/read_file.h"
+
+/* Pending entries are written out at least this often, so a killed record loses little. */
+#define RECORDER_FLUSH_NS 1000000000ull
+/* Kernel addresses already looked up: a direct-mapped cache before the exact set. */
+#define RECORDER_KCACHE 4096
+/* A perf map bigger than this is not a perf map. */
+#define RECORDER_PERF_MAP_MAX (64u << 20)
+
+struct recorder {
+	struct rec_writer *w;
+	char *path;
+	bool archive, print;
+	uint64_t last_flush;
+	uint64_t events, records;
+	uint64_t kcache[RECORDER_KCACHE];
+	struct stack_store *kaddrs;   /* kernel addresses looked up */
+	struct stack_store *ksyms;    /* symbol starts written */
+	struct stack_store *kmods;    /* module names written */
+	struct stack_store *files;    /* (major, minor, inode) identified */
+	struct stack_store *archived; /* (kind, build ID) stored */
+	struct stack_store *vdso_img; /* image bytes -> id + 1 */
+	struct stack_store *vdso_map; /* (pid, start) written */
+	struct stack_store *jit;      /* pids with anonymous code; data 1 once the map is kept */
+	uint32_t nvdso;
+	uint64_t archive_bytes;
+	struct proc_registry *procs;  /* whose file models name the mapped files */
+};
+
+static struct recorder *active;
+
+struct recorder *recorder_active(void)
+{
+	return active;
+}
+
+bool recorder__prints(const struct recorder *rc)
+{
+	return rc->print;
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Every entry goes through here; a writer error sticks there and is returned. */
+static int rec__put(struct recorder *rc, enum rec_type type, const void *head, size_t hlen,
+		    const void *tail, size_t tlen)
+{
+	return rec_writer__add(rc->w, type, head, hlen, tail, tlen);
+}
+
+/* --- what the pipeline reads: the proc source door, written down --------- */
+
+static int rec__read(void *ctx, int pid, const char *file, char **text, size_t *len,
+		     uint64_t *ts)
+{
+	const struct proc_source_ops *live = proc_source_live();
+	struct recorder *rc = ctx;
+	struct rec_proc_read pr = { .pid = pid };
+	int err = live->read(live->ctx, pid, file, text, len, ts);
+
+	pr.err = err;
+	pr.ts = *ts;
+	memcpy(pr.file, file, strnlen(file, sizeof(pr.file) - 1));
+	rec__put(rc, REC_PROC_READ, &pr, sizeof(pr), err ? NULL : *text, err ? 0 : *len);
+	return err;
+}
+
+static bool rec__task_alive(void *ctx, int pid, int tid)
+{
+	const struct proc_source_ops *live = proc_source_live();
+	struct rec_alive a = { .pid = pid, .tid = tid };
+
+	a.alive = live->task_alive(live->ctx, pid, tid);
+	rec__put(ctx, REC_ALIVE, &a, sizeof(a), NULL, 0);
+	return a.alive;
+}
+
+/* Files and vDSO images are written down as the registry's models of them (rec__identify). */
+static int rec__open_mapped(void *ctx, int pid, const struct proc_map *m,
+			    enum safe_open_why *why)
+{
+	return proc_source_live()->open_mapped(NULL, pid, m, why);
+}
+
+static void *rec__read_vdso(void *ctx, int pid, const struct proc_map *m, size_t *size)
+{
+	return proc_source_live()->read_vdso(NULL, pid, m, size);
+}
+
+static uint64_t rec__now(void *ctx)
+{
+	return proc_source_live()->now(NULL);
+}
+
+/* --- kernel symbols and module build IDs ----------------------------------- */
+
+/* The GNU build ID in a sysfs notes file (a run of ELF notes). Return: its length or 0. */
+static size_t rec__notes_build_id(const char *path, uint8_t *id)
+{
+	size_t len = 0, off = 0, nsz, dsz;
+	char *buf = NULL;
+	uint32_t h[3];
+
+	if (read_file_all(path, 1 << 20, &buf, &len))
+		return 0;
+	while (off + 12 <= len) {
+		memcpy(h, buf + off, 12);
+		nsz = (h[0] + 3) & ~3u;
+		dsz = (h[1] + 3) & ~3u;
+		if (nsz > len || dsz > len || off + 12 + nsz + dsz > len)
+			break;
+		if (h[2] == 3 && h[0] == 4 && !memcmp(buf + off + 12, "GNU", 4) && h[1] &&
+		    h[1] <= REC_BUILD_ID_MAX) {
+			memcpy(id, buf + off + 12 + nsz, h[1]);
+			free(buf);
+			return h[1];
+		}
+		off += 12 + nsz + dsz;
+	}
+	free(buf);
+	return 0;
+}
+
+static void rec__kmod(struct recorder *rc, const char *module)
+{
+	struct rec_kmod km = {};
+	char path[256];
+	struct stack_entry *e = stack_store__add(rc->kmods, module, strlen(module), 0);
+
+	if (!e || e->count > 1)
+		return;
+	if (!strcmp(module, "vmlinux"))
+		snprintf(path, sizeof(path), "/sys/kernel/notes");
+	else
+		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", module);
+	km.build_id_len = rec__notes_build_id(path, km.build_id);
+	rec__put(rc, REC_KMOD, &km, sizeof(km), module, strlen(module) + 1);
+}
+
+/* The symbol kallsyms gives for @addr, written once per symbol. */
+static void rec__kaddr(struct recorder *rc, uint64_t addr)
+{
+	uint64_t *slot = &rc->kcache[(addr * 0x9e3779b97f4a7c15ull) >> 52];
+	const struct ksym *k;
+	struct stack_entry *e;
+	struct rec_ksym ks = {};
+	char names[2 * 256 + 2];
+	size_t nl, ml;
+
+	if (*slot == addr)
+		return;
+	*slot = addr;
+	e = stack_store__add(rc->kaddrs, &addr, sizeof(addr), 0);
+	if (!e || e->count > 1)
+		return;
+	k = ksyms_source_live_find(addr);
+	if (!k)
+		return;
+	e = stack_store__add(rc->ksyms, &k->addr, sizeof(k->addr), 0);
+	if (!e || e->count > 1)
+		return;
+	nl = strnlen(k->name, 255);
+	ml = k->module ? strnlen(k->module, 255) : 0;
+	ks = (struct rec_ksym){ .addr = k->addr, .name_len = nl, .module_len = ml };
+	memcpy(names, k->name, nl);
+	names[nl] = '\0';
+	memcpy(names + nl + 1, k->module ? k->module : "", ml);
+	names[nl + 1 + ml] = '\0';
+	rec__put(rc, REC_KSYM, &ks, sizeof(ks), names, nl + ml + 2);
+	rec__kmod(rc, k->module ? k->module : "vmlinux");
+}
+
+/* Each kernel frame is looked up as itself and, as a return address, at addr - 1. */
+static void rec__event_ksyms(struct recorder *rc, const struct st_event *ev, size_t size)
+{
+	const uint64_t *ips = (const uint64_t *)(ev + 1);
+	size_t i;
+
+	if (size < sizeof(*ev) || size < sizeof(*ev) + (ev->kdepth + ev->udepth) * 8ull)
+		return; /* the session says why */
+	rc->events++;
+	for (i = 0; i < ev->kdepth; i++) {
+		rec__kaddr(rc, ips[i]);
+		if (ips[i])
+			rec__kaddr(rc, ips[i] - 1);
+	}
+}
+
+/* --- perf maps of processes with anonymous code ---------------------------- */
+
+static void rec__perf_map(struct recorder *rc, struct stack_entry *e)
+{
+	struct rec_perf_map pm = {};
+	char path[64], *text = NULL;
+	size_t len = 0;
+	int32_t pid;
+
+	memcpy(&pid, e->key, sizeof(pid));
+	pm.pid = pid;
+	if (e->data)
+		return;
+	e->data = (void *)1;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pm.pid);
+	if (read_file_all(path, RECORDER_PERF_MAP_MAX, &text, &len))
+		return;
+	rec__put(rc, REC_PERF_MAP, &pm, sizeof(pm), text, len);
+	free(text);
+}
+
+/* A JIT writes its map until it exits: keep it then. */
+static void rec__proc_record(struct recorder *rc, const struct st_proc_event *pe, size_t size)
+{
+	int32_t pid;
+	struct stack_entry *e;
+
+	if (size < offsetof(struct st_proc_event, start) || pe->what != ST_PROC_EXIT)
+		return;
+	pid = pe->pid;
+	e = stack_store__add(rc->jit, &pid, sizeof(pid), 0);
+	if (e && e->count > 1)
+		rec__perf_map(rc, e);
+}
+
+/*
+ * The bytes of a ring record worth keeping. Deferred user stacks are
+ * reserved at their full size (1024 frame slots) and map records carry 16
+ * path slots: their unused tails are zeros the pipeline never reads, and
+ * are dropped (the replay pads a map record back, replay.c).
+ */
+static size_t rec__ring_len(const void *data, size_t size)
+{
+	const struct st_ustack *us = data;
+	const struct st_proc_event *pe = data;
+	size_t keep = size;
+
+	if (size >= sizeof(*us) && us->kind == ST_REC_USTACK && !(us->flags & ST_EV_UCOPY))
+		keep = sizeof(*us) + us->udepth * 8ull;
+	else if (size >= sizeof(*pe) && pe->kind == ST_REC_PROC && pe->what == ST_PROC_MAP &&
+		 pe->ncomps <= ST_PATH_COMPS)
+		keep = offsetof(struct st_proc_event, comps) + pe->ncomps * (size_t)ST_COMP_LEN;
+	return keep < size ? keep : size;
+}
+
+/*
+ * A deferred user stack with a copy: its frames, then the copy, which the
+ * ring record keeps after all 1024 frame slots. Return: 1 when it was one.
+ */
+static int rec__ustack_copy(struct recorder *rc, const struct st_ustack *us, size_t size,
+			    int *err)
+{
+	size_t at = sizeof(*us) + ST_MAX_USTACK * 8ull;
+	const struct st_ucopy *c = (const void *)((const char *)us + at);
+
+	if (size < at + sizeof(*c) || us->kind != ST_REC_USTACK || !(us->flags & ST_EV_UCOPY) ||
+	    us->udepth > ST_MAX_USTACK || c->len > size - at - sizeof(*c))
+		return 0;
+	*err = rec__put(rc, REC_RING_UCOPY, us, sizeof(*us) + us->udepth * 8ull, c,
+			sizeof(*c) + c->len);
+	return 1;
+}
+
+int recorder__ring(struct recorder *rc, const void *data, size_t size)
+{
+	int err = 0;
+
+	if (!rec__ustack_copy(rc, data, size, &err))
+		err = rec__put(rc, REC_RING, data, rec__ring_len(data, size), NULL, 0);
+
+	rc->records++;
+	if (err || size < sizeof(__u16))
+		return err;
+	if (*(const __u16 *)data == ST_REC_EVENT)
+		rec__event_ksyms(rc, data, size);
+	else if (*(const __u16 *)data == ST_REC_PROC)
+		rec__proc_record(rc, data, size);
+	return 0;
+}
+
+int recorder__mark(struct recorder *rc, enum rec_type type, uint64_t value)
+{
+	uint64_t now;
+	int err = rec__put(rc, type, &value, type == REC_FLUSH ? 0 : sizeof(value), NULL, 0);
+
+	if (err || type != REC_TICK)
+		return err;
+	now = clock_ns(CLOCK_MONOTONIC);
+	if (now - rc->last_flush < RECORDER_FLUSH_NS)
+		return 0;
+	rc->last_flush = now;
+	return rec_writer__flush(rc->w);
+}
+
+uint64_t recorder__records(const struct recorder *rc)
+{
+	return rc->records;
+}
+
+void recorder__stats(struct recorder *rc, const uint64_t *counters, size_t n)
+{
+	uint32_t hdr[2] = { (uint32_t)n, 0 };
+
+	rec__put(rc, REC_STATS, hdr, sizeof(hdr), counters, n * sizeof(*counters));
+}
+
+/* --- files, their bytes, the vDSO ------------------------------------------ */
+
+/* Stores @bytes, the file of build ID @id, in pieces, once per (kind, build ID). */
+static void rec__archive(struct recorder *rc, const void *bytes, size_t size, const uint8_t *id,
+			 size_t idlen, enum rec_data_kind kind)
+{
+	struct rec_file_data d = { .build_id_len = idlen, .kind = kind, .total = size };
+	uint8_t key[1 + REC_BUILD_ID_MAX] = { kind };
+	struct stack_entry *e;
+	size_t n;
+
+	memcpy(key + 1, id, idlen);
+	e = stack_store__add(rc->archived, key, 1 + idlen, 0);
+	if (!e || e->count > 1 || !bytes || !size)
+		return;
+	memcpy(d.build_id, id, idlen);
+	for (; d.offset < size; d.offset += n) {
+		n = size - d.offset < REC_PIECE_SIZE ? size - d.offset : REC_PIECE_SIZE;
+		rec__put(rc, REC_FILE_DATA, &d, sizeof(d), (const uint8_t *)bytes + d.offset, n);
+		rc->archive_bytes += n;
+	}
+}
+
+/* --archive: the file's bytes and those of its separate debug file, if it has one. */
+static void rec__archive_file(struct recorder *rc, struct elf_file *ef, const uint8_t *id,
+			      size_t idlen)
+{
+	Elf *debug = elf_file__debug_elf(ef, NULL);
+	const void *bytes;
+	size_t size = 0;
+
+	bytes = elf_rawfile(elf_file__elf(ef), &size);
+	rec__archive(rc, bytes, size, id, idlen, REC_DATA_ELF);
+	size = 0;
+	bytes = debug ? elf_rawfile(debug, &size) : NULL;
+	if (bytes)
+		rec__archive(rc, bytes, size, id, idlen, REC_DATA_DEBUG);
+}
+
+/*
+ * Writes the identity of the file mapped at @m as the registry opened it
+ * (the very file mapped, through /proc/PID/map_files while it lived): its
+ * build ID, or for a file without one a hash of its content.
+ */
+static void rec__identify(struct recorder *rc, int pid, const struct proc_map *m)
+{
+	struct rec_file f = { .inode = m->inode, .dev_major = m->dev_major,
+			      .dev_minor = m->dev_minor };
+	struct elf_file *ef = rc->procs ? procs__file(rc->procs, pid, m) : NULL;
+	size_t plen = strnlen(m->path, UINT16_MAX), n = 0;
+	const uint8_t *id = NULL;
+	bool is_hash = false;
+
+	if (ef) {
+		elf_rawfile(elf_file__elf(ef), &n);
+		f.size = n;
+		n = elf_file__identity(ef, &id, &is_hash);
+	}
+	if (!n || n > REC_BUILD_ID_MAX)
+		f.flags |= REC_FILE_UNREADABLE;
+	else
+		memcpy(f.build_id, id, n);
+	f.build_id_len = f.flags ? 0 : n;
+	f.flags |= is_hash ? REC_FILE_HASH_ID : 0;
+	f.path_len = plen;
+	rec__put(rc, REC_FILE, &f, sizeof(f), m->path, plen);
+	if (rc->archive && ef && !(f.flags & REC_FILE_UNREADABLE))
+		rec__archive_file(rc, ef, f.build_id, f.build_id_len);
+}
+
+/* The vDSO image, once per image; each process's mapping of it, once per (pid, start). */
+static void rec__vdso(struct recorder *rc, int pid, const struct proc_map *m)
+{
+	struct rec_vdso v = { .pid = pid, .start = m->start };
+	uint64_t key[2] = { (uint64_t)pid, m->start };
+	struct stack_entry *e = stack_store__add(rc->vdso_map, key, sizeof(key), 0);
+	struct elf_file *ef;
+	const void *image;
+	size_t size = 0;
+
+	if (!e || e->count > 1)
+		return;
+	ef = rc->procs ? procs__file(rc->procs, pid, m) : NULL;
+	image = ef ? elf_rawfile(elf_file__elf(ef), &size) : NULL;
+	e = image && size ? stack_store__add(rc->vdso_img, image, size, 0) : NULL;
+	if (!e)
+		return;
+	if (!e->data)
+		e->data = (void *)(uintptr_t)++rc->nvdso;
+	v.image = (uint32_t)(uintptr_t)e->data - 1;
+	v.size = size;
+	rec__put(rc, REC_VDSO, &v, sizeof(v), e->count == 1 ? image : NULL,
+		 e->count == 1 ? size : 0);
+}
+
+void recorder__watch(struct recorder *rc, struct proc_registry *procs)
+{
+	rc->procs = procs;
+}
+
+void recorder__on_maps(void *ctx, int pid, const struct proc_map *maps, size_t n)
+{
+	struct recorder *rc = ctx;
+	struct stack_entry *e;
+	uint64_t key[2];
+	int32_t p = pid;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct proc_map *m = &maps[i];
+
+		if (!(m->prot & PROC_MAP_X))
+			continue;
+		if (!m->inode) {
+			if (!strcmp(m->path, "[vdso]"))
+				rec__vdso(rc, pid, m);
+			else if (m->path[0] != '[' || !strcmp(m->path, "[anon]"))
+				stack_store__add(rc->jit, &p, sizeof(p), 0);
+			continue;
+		}
+		key[0] = (uint64_t)m->dev_major << 32 | m->dev_minor;
+		key[1] = m->inode;
+		e = stack_store__add(rc->files, key, sizeof(key), 0);
+		if (e && e->count == 1)
+			rec__identify(rc, pid, m);
+	}
+}
+
+/* --- lifecycle ------------------------------------------------------------- */
+
+static int rec__meta_add(char **buf, size_t *len, const char *key, const char *val)
+{
+	size_t kl = strlen(key) + 1, vl = strlen(val) + 1;
+	char *n = realloc(*buf, *len + kl + vl);
+
+	if (!n)
+		return -ENOMEM;
+	memcpy(n + *len, key, kl);
+	memcpy(n + *len + kl, val, vl);
+	*buf = n;
+	*len += kl + vl;
+	return 0;
+}
+
+/* What ran where: the command line, host, kernel, times. */
+static int rec__meta(struct recorder *rc, const struct recorder_opts *o)
+{
+	char *buf = NULL, num[32];
+	struct utsname u;
+	size_t len = 0;
+	int i, err;
+
+	uname(&u);
+	err = rec__meta_add(&buf, &len, "command", o->command);
+	for (i = 0; !err && i < o->argc; i++)
+		err = rec__meta_add(&buf, &len, "arg", o->argv[i]);
+	if (!err)
+		err = rec__meta_add(&buf, &len, "host", u.nodename);
+	if (!err)
+		err = rec__meta_add(&buf, &len, "kernel", u.release);
+	if (!err)
+		err = rec__meta_add(&buf, &len, "kernel_version", u.version);
+	if (!err)
+		err = rec__meta_add(&buf, &len, "machine", u.machine);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)clock_ns(CLOCK_REALTIME));
+	if (!err)
+		err = rec__meta_add(&buf, &len, "start_ns", num);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)clock_ns(CLOCK_MONOTONIC));
+	if (!err)
+		err = rec__meta_add(&buf, &len, "start_monotonic_ns", num);
+	snprintf(num, sizeof(num), "%ld", sysconf(_SC_NPROCESSORS_CONF));
+	if (!err)
+		err = rec__meta_add(&buf, &len, "cpus", num);
+	if (!err && o->archive)
+		err = rec__meta_add(&buf, &len, "archive", "1");
+	if (!err)
+		err = rec__put(rc, REC_META, buf, len, NULL, 0);
+	free(buf);
+	return err;
+}
+
+static void rec__free(struct recorder *rc)
+{
+	stack_store__free(rc->kaddrs);
+	stack_store__free(rc->ksyms);
+	stack_store__free(rc->kmods);
+	stack_store__free(rc->files);
+	stack_store__free(rc->archived);
+	stack_store__free(rc->vdso_img);
+	stack_store__free(rc->vdso_map);
+	stack_store__free(rc->jit);
+	free(rc->path);
+	free(rc);
+}
+
+struct recorder *recorder__new(const struct recorder_opts *o)
+{
+	struct recorder *rc = calloc(1, sizeof(*rc));
+	int err = -ENOMEM;
+
+	if (!rc || !(rc->path = strdup(o->path)) || !(rc->kaddrs = stack_store__new()) ||
+	    !(rc->ksyms = stack_store__new()) || !(rc->kmods = stack_store__new()) ||
+	    !(rc->files = stack_store__new()) || !(rc->archived = stack_store__new()) ||
+	    !(rc->vdso_img = stack_store__new()) || !(rc->vdso_map = stack_store__new()) ||
+	    !(rc->jit = stack_store__new())) {
+		st_err("record: out of memory");
+		goto err_free;
+	}
+	rc->archive = o->archive;
+	rc->print = o->print;
+	memset(rc->kcache, 0xff, sizeof(rc->kcache)); /* empty: no kernel address is all ones */
+	rc->w = rec_writer__open(o->path, 0);
+	if (!rc->w) {
+		err = -errno;
+		goto err_free;
+	}
+	err = rec__meta(rc, o);
+	if (err)
+		goto err_close;
+	rc->last_flush = clock_ns(CLOCK_MONOTONIC);
+	active = rc;
+	proc_source_set(&(struct proc_source_ops){
+		.read = rec__read, .task_alive = rec__task_alive, .open_mapped = rec__open_mapped,
+		.read_vdso = rec__read_vdso, .now = rec__now,
+		.ctx = rc });
+	return rc;
+err_close:
+	rec_writer__close(rc->w);
+err_free:
+	if (rc)
+		rec__free(rc);
+	errno = -err;
+	return NULL;
+}
+
+static void rec__keep_perf_maps(struct recorder *rc)
+{
+	struct stack_entry **v = stack_store__entries(rc->jit);
+	size_t i;
+
+	for (i = 0; v && i < stack_store__len(rc->jit); i++)
+		rec__perf_map(rc, v[i]);
+	free(v);
+}
+
+int recorder__close(struct recorder *rc)
+{
+	struct rec_end end = {};
+	uint64_t bytes, raw;
+	int err;
+
+	if (!rc)
+		return 0;
+	proc_source_set(NULL);
+	active = NULL;
+	rec__keep_perf_maps(rc);
+	end.end_ns = clock_ns(CLOCK_REALTIME);
+	end.mono_ns = clock_ns(CLOCK_MONOTONIC);
+	rec__put(rc, REC_END, &end, sizeof(end), NULL, 0);
+	raw = rec_writer__raw_bytes(rc->w);
+	rec_writer__flush(rc->w);
+	bytes = rec_writer__bytes(rc->w);
+	err = rec_writer__close(rc->w);
+	fprintf(stderr,
+		"stacktap: recorded %llu events (%llu records, %.1f MB, %.1f bytes per event; "
+		"%.1f MB before compression%s) to %s\n",
+		(unsigned long long)rc->events, (unsigned long long)rc->records, bytes / 1e6,
+		rc->events ? (double)bytes / rc->events : 0.0, raw / 1e6,
+		rc->archive ? ", files archived" : "", rc->path);
+	rec__free(rc);
+	return err;
+}
