@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	elf = elf_memory(copy, size);
 	dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
-	di = dw ? dwarf_inline__new(dw) : NULL;
+	di = dw ? dwarf_inline__new(dw, "fuzz") : NULL;
 	if (di) {
 		dwarf_inline__batch(di, addrs, n, consume, NULL);
 		for (i = 0; i < n; i++)

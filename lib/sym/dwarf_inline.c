@@ -9,6 +9,7 @@
 
 #include "lib/sym/dwarf_inline.h"
 #include "lib/sym/dwarf_scopes.h"
+#include "lib/sym/dwarf_strings.h"
 #include "lib/util/grow.h"
 #include "lib/util/log.h"
 
@@ -17,6 +18,7 @@ struct dwi_unit {
 	Dwarf_Die die;
 	bool built;  /* scopes indexed (or tried) */
 	bool has_files;
+	bool no_lines; /* its DW_AT_comp_dir runs past its section: libdw would too */
 	const char *comp_dir;
 	struct dwarf_scopes scopes;
 	Dwarf_Files *files;
@@ -31,6 +33,7 @@ struct dwi_span {
 
 struct dwarf_inline {
 	Dwarf *dw;
+	struct dwarf_strings strs;
 	int fd; /* >= 0 when we opened the file */
 	struct dwi_unit *units;
 	size_t nunits, ucap;
@@ -130,7 +133,7 @@ static const char *dwi__file(struct dwi_unit *u, uint32_t file_plus1)
 {
 	if (!u->has_files) {
 		u->has_files = true;
-		if (dwarf_getsrcfiles(&u->die, &u->files, &u->nfiles) != 0)
+		if (u->no_lines || dwarf_getsrcfiles(&u->die, &u->files, &u->nfiles) != 0)
 			u->nfiles = 0;
 	}
 	if (!file_plus1 || file_plus1 - 1 >= u->nfiles)
@@ -141,7 +144,7 @@ static const char *dwi__file(struct dwi_unit *u, uint32_t file_plus1)
 /* The innermost frame's place: the line table at @addr. */
 static bool dwi__line(struct dwi_unit *u, uint64_t addr, struct dwarf_frame *f)
 {
-	Dwarf_Line *line = dwarf_getsrc_die(&u->die, addr);
+	Dwarf_Line *line = u->no_lines ? NULL : dwarf_getsrc_die(&u->die, addr);
 	int n = 0;
 
 	if (!line)
@@ -154,17 +157,19 @@ static bool dwi__line(struct dwi_unit *u, uint64_t addr, struct dwarf_frame *f)
 }
 
 /* What a unit's first address reads: its scopes (one walk of its DIEs) and comp_dir. */
-static void dwi__build_unit(struct dwi_unit *u)
+static void dwi__build_unit(const struct dwarf_inline *di, struct dwi_unit *u)
 {
-	Dwarf_Attribute attr;
+	Dwarf_Attribute attr, *a = dwarf_attr(&u->die, DW_AT_comp_dir, &attr);
 
 	u->built = true;
-	if (dwarf_scopes__build(&u->scopes, &u->die)) /* out of memory: lines only */
+	if (dwarf_scopes__build(&u->scopes, &u->die, &di->strs)) /* out of memory: lines only */
 		dwarf_scopes__free(&u->scopes);
-	u->comp_dir = dwarf_formstring(dwarf_attr(&u->die, DW_AT_comp_dir, &attr));
+	u->comp_dir = dwarf_strings__form(&di->strs, a);
+	u->no_lines = a && !u->comp_dir;
 }
 
-static size_t dwi__frames(struct dwi_unit *u, uint64_t addr, struct dwarf_frame *out, size_t max)
+static size_t dwi__frames(const struct dwarf_inline *di, struct dwi_unit *u, uint64_t addr,
+			  struct dwarf_frame *out, size_t max)
 {
 	struct dwarf_scopes *s = &u->scopes;
 	const struct dwarf_scope *sc;
@@ -173,7 +178,7 @@ static size_t dwi__frames(struct dwi_unit *u, uint64_t addr, struct dwarf_frame 
 	int32_t i;
 
 	if (!u->built)
-		dwi__build_unit(u);
+		dwi__build_unit(di, u);
 	memset(out, 0, sizeof(*out));
 	out->comp_dir = u->comp_dir;
 	has_line = dwi__line(u, addr, out);
@@ -205,7 +210,7 @@ size_t dwarf_inline__lookup(struct dwarf_inline *di, uint64_t addr, struct dwarf
 	if (!max)
 		return 0;
 	u = dwi__unit(di, addr);
-	return u ? dwi__frames(u, addr, out, max) : 0;
+	return u ? dwi__frames(di, u, addr, out, max) : 0;
 }
 
 int dwarf_inline__batch(struct dwarf_inline *di, const uint64_t *addrs, size_t n,
@@ -224,7 +229,7 @@ int dwarf_inline__batch(struct dwarf_inline *di, const uint64_t *addrs, size_t n
 	return 0;
 }
 
-struct dwarf_inline *dwarf_inline__new(Dwarf *dw)
+struct dwarf_inline *dwarf_inline__new(Dwarf *dw, const char *name)
 {
 	struct dwarf_inline *di = calloc(1, sizeof(*di));
 
@@ -234,6 +239,11 @@ struct dwarf_inline *dwarf_inline__new(Dwarf *dw)
 	}
 	di->dw = dw;
 	di->fd = -1;
+	if (dwarf_strings__init(&di->strs, dw, name)) {
+		free(di);
+		errno = EINVAL;
+		return NULL;
+	}
 	if (dwi__index_units(di)) {
 		dwarf_inline__free(di);
 		errno = ENOMEM;
@@ -262,11 +272,12 @@ struct dwarf_inline *dwarf_inline__open(const char *path)
 		errno = ENODATA;
 		return NULL;
 	}
-	di = dwarf_inline__new(dw);
+	di = dwarf_inline__new(dw, path);
 	if (!di) {
+		err = errno;
 		dwarf_end(dw);
 		close(fd);
-		errno = ENOMEM;
+		errno = err;
 		return NULL;
 	}
 	di->fd = fd;

@@ -47,11 +47,14 @@ struct dwarf_inline;
 
 /**
  * dwarf_inline__new() - index the units of @dw.
- * @dw: an open Dwarf (borrowed: it must outlive the object)
+ * @dw: an open Dwarf (borrowed: it must outlive the object), its dwz
+ *      alternate already set when there is one
+ * @name: the file, for messages
  *
- * Return: the object, or NULL with errno ENOMEM.
+ * Return: the object, or NULL with errno ENOMEM, or EINVAL when the DWARF's
+ * string sections are damaged (logged once, naming @name).
  */
-struct dwarf_inline *dwarf_inline__new(Dwarf *dw);
+struct dwarf_inline *dwarf_inline__new(Dwarf *dw, const char *name);
 
 /**
  * dwarf_inline__open() - open @path's DWARF and index it.

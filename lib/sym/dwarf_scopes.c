@@ -169,11 +169,13 @@ static int ranges__link(struct dwarf_scopes *s)
 	return 0;
 }
 
-int dwarf_scopes__build(struct dwarf_scopes *s, Dwarf_Die *cudie)
+int dwarf_scopes__build(struct dwarf_scopes *s, Dwarf_Die *cudie,
+			const struct dwarf_strings *strs)
 {
 	struct scope_builder b = { .s = s };
 	int err;
 
+	s->strs = strs;
 	err = scope__walk(&b, cudie);
 	if (err)
 		return err;
@@ -213,9 +215,10 @@ const char *dwarf_scopes__name(struct dwarf_scopes *s, int32_t i)
 	a = dwarf_attr_integrate(&sc->die, DW_AT_linkage_name, &attr);
 	if (!a)
 		a = dwarf_attr_integrate(&sc->die, DW_AT_MIPS_linkage_name, &attr);
-	sc->name = a ? dwarf_formstring(a) : NULL;
+	sc->name = dwarf_strings__form(s->strs, a);
 	if (!sc->name)
-		sc->name = dwarf_diename(&sc->die);
+		sc->name = dwarf_strings__form(s->strs,
+					       dwarf_attr_integrate(&sc->die, DW_AT_name, &attr));
 	sc->named = true;
 	return sc->name;
 }

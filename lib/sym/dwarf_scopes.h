@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/sym/dwarf_strings.h"
+
 /*
  * libdw's dwarf_getscopes() walks a compile unit's DIE tree from its root
  * for every address: what eu-addr2line -i pays per address. We walk each CU
@@ -34,12 +36,14 @@ struct dwarf_scopes {
 	size_t nscopes;
 	struct dwarf_scope_range *ranges; /* sorted by (lo, -hi, depth, -DIE order) */
 	size_t nranges;
+	const struct dwarf_strings *strs; /* names are checked against these */
 };
 
 /**
  * dwarf_scopes__build() - index the scopes of the unit whose DIE is @cudie.
  * @s:     zeroed by the caller; filled here
  * @cudie: the unit's DIE (its Dwarf must outlive @s)
+ * @strs:  the Dwarf's string sections (must outlive @s)
  *
  * Visits every DIE of the unit once. Subprograms without pc ranges
  * (declarations, abstract instances) are left out with their children,
@@ -47,7 +51,8 @@ struct dwarf_scopes {
  *
  * Return: 0, or -ENOMEM (then dwarf_scopes__free() @s anyway).
  */
-int dwarf_scopes__build(struct dwarf_scopes *s, Dwarf_Die *cudie);
+int dwarf_scopes__build(struct dwarf_scopes *s, Dwarf_Die *cudie,
+			const struct dwarf_strings *strs);
 
 /**
  * dwarf_scopes__find() - the innermost scope whose ranges hold @addr.
@@ -62,7 +67,8 @@ int32_t dwarf_scopes__find(const struct dwarf_scopes *s, uint64_t addr);
  * The linkage name (mangled, for C++ and Rust) when the DWARF has one, else
  * DW_AT_name, following DW_AT_abstract_origin and DW_AT_specification.
  *
- * Return: the name, or NULL when the DWARF gives none.
+ * Return: the name, or NULL when the DWARF gives none (or one that does not
+ * end inside its section).
  */
 const char *dwarf_scopes__name(struct dwarf_scopes *s, int32_t i);
 

@@ -72,7 +72,7 @@ static struct file_dwarf *dwarf__open(struct elf_file *ef)
 			goto err_free;
 		dwarf_setalt(fd->dw, fd->alt);
 	}
-	fd->di = dwarf_inline__new(fd->dw);
+	fd->di = dwarf_inline__new(fd->dw, elf_file__name(ef));
 	if (!fd->di)
 		goto err_free;
 	st_info("dwarf: %s: %zu units", elf_file__name(ef), dwarf_inline__nr_units(fd->di));
