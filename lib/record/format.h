@@ -18,8 +18,13 @@
 
 #define REC_MAGIC "\x89STAP\r\n\x1a"
 #define REC_MAGIC_LEN 8
-/* A newer major cannot be read; a newer minor only adds entry types, which are skipped. */
-#define REC_VERSION_MAJOR 1
+/*
+ * A newer major cannot be read; a newer minor only adds entry types, which are skipped.
+ * 2.0: stack copies are kept as the words their walks read (REC_COPY_READ), not whole.
+ * A reader of 2.x reads 1.x too (REC_VERSION_MAJOR_MIN).
+ */
+#define REC_VERSION_MAJOR 2
+#define REC_VERSION_MAJOR_MIN 1
 #define REC_VERSION_MINOR 0
 #define REC_HEADER_SIZE 64
 
@@ -92,6 +97,7 @@ enum rec_type {
 	REC_END = 16,      /* struct rec_end */
 	REC_RING_UCOPY = 17, /* action: a deferred user stack with its stack copy right after
 			      * its frames (the ring record keeps it after 1024 slots) */
+	REC_COPY_READ = 18, /* struct rec_copy_read: the words one walk of a copy read (2.0) */
 	REC_TYPE_MAX,
 };
 
@@ -178,6 +184,22 @@ struct rec_kmod {
 	/* then "module\0" ("vmlinux" for the kernel) */
 };
 
+/*
+ * One walk of a stack copy (lib/unwind/copy_source.h), in the order of the
+ * walks: the words it read. From 2.0 a ring record keeps its copy's st_ucopy
+ * (registers, length) but not its bytes; the replay answers each walk from
+ * these.
+ */
+struct rec_copy_read {
+	uint32_t pid;
+	uint32_t n;      /* words read */
+	uint64_t sp;     /* the copy's base, st_ucopy.sp: whose walk this is */
+	/* then uint64_t value[n], then uint32_t offset[n] (bytes from sp) */
+};
+
+/* Words one walk reads, each once: at most one per byte of a copy (ST_COPY_MAX). */
+#define REC_COPY_READ_MAX 65536u
+
 /* rec_end.flags */
 #define REC_END_INTERRUPTED (1u << 0)
 
@@ -200,5 +222,6 @@ _Static_assert(sizeof(struct rec_vdso) == 24, "rec_vdso layout");
 _Static_assert(sizeof(struct rec_ksym) == 16, "rec_ksym layout");
 _Static_assert(sizeof(struct rec_kmod) == 24, "rec_kmod layout");
 _Static_assert(sizeof(struct rec_end) == 24, "rec_end layout");
+_Static_assert(sizeof(struct rec_copy_read) == 16, "rec_copy_read layout");
 
 #endif

@@ -33,6 +33,7 @@
 #include "lib/record/writer.h"
 #include "lib/stack/store.h"
 #include "lib/sym/ksyms_source.h"
+#include "lib/unwind/copy_source.h"
 #include "lib/util/log.h"
 #include "lib/util/read_file.h"
 
@@ -61,6 +62,10 @@ struct recorder {
 	uint32_t nvdso;
 	uint64_t archive_bytes;
 	struct proc_registry *procs;  /* whose file models name the mapped files */
+	/* the walk of a stack copy under way: the words it read (rec__copy_word) */
+	const uint8_t *walk_data;
+	uint8_t *walk_buf;
+	uint32_t walk_n, walk_cap;
 };
 
 static struct recorder *active;
@@ -284,8 +289,10 @@ static size_t rec__ring_len(const void *data, size_t size)
 }
 
 /*
- * A deferred user stack with a copy: its frames, then the copy, which the
- * ring record keeps after all 1024 frame slots. Return: 1 when it was one.
+ * A deferred user stack with a copy: its frames, then the copy's registers
+ * and length, which the ring record keeps after all 1024 frame slots; the
+ * copy's bytes are not kept, the words its walks read are (rec__copy_end).
+ * Return: 1 when it was one.
  */
 static int rec__ustack_copy(struct recorder *rc, const struct st_ustack *us, size_t size,
 			    int *err)
@@ -296,16 +303,32 @@ static int rec__ustack_copy(struct recorder *rc, const struct st_ustack *us, siz
 	if (size < at + sizeof(*c) || us->kind != ST_REC_USTACK || !(us->flags & ST_EV_UCOPY) ||
 	    us->udepth > ST_MAX_USTACK || c->len > size - at - sizeof(*c))
 		return 0;
-	*err = rec__put(rc, REC_RING_UCOPY, us, sizeof(*us) + us->udepth * 8ull, c,
-			sizeof(*c) + c->len);
+	*err = rec__put(rc, REC_RING_UCOPY, us, sizeof(*us) + us->udepth * 8ull, c, sizeof(*c));
 	return 1;
+}
+
+/* An event with a stack copy: kept up to the copy's registers and length, as above. */
+static size_t rec__event_len(const void *data, size_t size)
+{
+	const struct st_event *ev = data;
+	size_t at = sizeof(*ev) + (ev->kdepth + (size_t)ev->udepth) * 8;
+	const struct st_ucopy *c = (const void *)((const char *)data + at);
+
+	if (size < sizeof(*ev) || ev->kind != ST_REC_EVENT || !(ev->flags & ST_EV_UCOPY) ||
+	    ev->kdepth > ST_MAX_KSTACK || ev->udepth > ST_MAX_USTACK || size < at + sizeof(*c) ||
+	    c->len > size - at - sizeof(*c))
+		return size;
+	return at + sizeof(*c);
 }
 
 int recorder__ring(struct recorder *rc, const void *data, size_t size)
 {
+	size_t keep = rec__event_len(data, size);
 	int err = 0;
 
-	if (!rec__ustack_copy(rc, data, size, &err))
+	if (keep < size)
+		err = rec__put(rc, REC_RING, data, keep, NULL, 0);
+	else if (!rec__ustack_copy(rc, data, size, &err))
 		err = rec__put(rc, REC_RING, data, rec__ring_len(data, size), NULL, 0);
 
 	rc->records++;
@@ -472,6 +495,70 @@ void recorder__on_maps(void *ctx, int pid, const struct proc_map *maps, size_t n
 	}
 }
 
+/* --- the stack-copy door: the words each walk of a copy read ---------------- */
+
+/*
+ * The words of the walk under way, in one buffer of walk_cap slots: values
+ * (u64) first, then offsets (u32), as the entry stores them once closed up.
+ */
+static int rec__walk_grow(struct recorder *rc)
+{
+	uint32_t cap = rc->walk_cap ? rc->walk_cap * 2 : 64;
+	uint8_t *n;
+
+	if (cap > REC_COPY_READ_MAX)
+		return -E2BIG;
+	n = realloc(rc->walk_buf, cap * 12ull);
+	if (!n)
+		return -ENOMEM;
+	memmove(n + cap * 8ull, n + rc->walk_cap * 8ull, rc->walk_n * 4ull);
+	rc->walk_buf = n;
+	rc->walk_cap = cap;
+	return 0;
+}
+
+/* A word of the copy, read as live, and written down once per offset. */
+static bool rec__copy_word(void *ctx, uint64_t off, uint64_t *v)
+{
+	struct recorder *rc = ctx;
+	uint32_t *offs = (uint32_t *)(rc->walk_buf + rc->walk_cap * 8ull), i;
+
+	memcpy(v, rc->walk_data + off, sizeof(*v));
+	for (i = rc->walk_n; i-- > 0;)
+		if (offs[i] == off)
+			return true;
+	/* A word the report could not be given is not read live either: both stop here. */
+	if (rc->walk_n == rc->walk_cap && rec__walk_grow(rc))
+		return false;
+	memcpy(rc->walk_buf + rc->walk_n * 8ull, v, sizeof(*v));
+	offs = (uint32_t *)(rc->walk_buf + rc->walk_cap * 8ull);
+	offs[rc->walk_n++] = off;
+	return true;
+}
+
+static void rec__copy_begin(void *ctx, int pid, const struct st_ucopy *c, struct unwind_stack *s)
+{
+	struct recorder *rc = ctx;
+
+	rc->walk_data = s->data;
+	rc->walk_n = 0;
+	s->read = rec__copy_word;
+	s->ctx = rc;
+}
+
+static void rec__copy_end(void *ctx, int pid, const struct st_ucopy *c)
+{
+	struct recorder *rc = ctx;
+	struct rec_copy_read cr = { .pid = pid, .n = rc->walk_n, .sp = c->sp };
+
+	if (rc->walk_n)
+		memmove(rc->walk_buf + rc->walk_n * 8ull, rc->walk_buf + rc->walk_cap * 8ull,
+			rc->walk_n * 4ull);
+	rec__put(rc, REC_COPY_READ, &cr, sizeof(cr), rc->walk_buf, rc->walk_n * 12ull);
+	rc->walk_n = 0;
+	rc->walk_data = NULL;
+}
+
 /* --- lifecycle ------------------------------------------------------------- */
 
 static int rec__meta_add(char **buf, size_t *len, const char *key, const char *val)
@@ -535,6 +622,7 @@ static void rec__free(struct recorder *rc)
 	stack_store__free(rc->vdso_img);
 	stack_store__free(rc->vdso_map);
 	stack_store__free(rc->jit);
+	free(rc->walk_buf);
 	free(rc->path);
 	free(rc);
 }
@@ -569,6 +657,8 @@ struct recorder *recorder__new(const struct recorder_opts *o)
 		.read = rec__read, .task_alive = rec__task_alive, .open_mapped = rec__open_mapped,
 		.read_vdso = rec__read_vdso, .now = rec__now,
 		.ctx = rc });
+	copy_source_set(&(struct copy_source_ops){
+		.begin = rec__copy_begin, .end = rec__copy_end, .ctx = rc });
 	return rc;
 err_close:
 	rec_writer__close(rc->w);
@@ -598,6 +688,7 @@ int recorder__close(struct recorder *rc)
 	if (!rc)
 		return 0;
 	proc_source_set(NULL);
+	copy_source_set(NULL);
 	active = NULL;
 	rec__keep_perf_maps(rc);
 	end.end_ns = clock_ns(CLOCK_REALTIME);

@@ -10,6 +10,7 @@
 #include "lib/proc/maps.h"
 #include "lib/proc/source.h"
 #include "lib/stack/store.h"
+#include "lib/unwind/copy_source.h"
 #include "lib/unwind/copy_unwind.h"
 #include "lib/unwind/table.h"
 
@@ -168,7 +169,10 @@ enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const st
 		cu->cap = max;
 	}
 	copy__tables(cu, pid, p);
+	/* Every walk that reads the copy goes through the door: one recorded entry each. */
+	copy_source_begin(pid, c, &stack);
 	stop = unwinder__walk_opts(p->maps, p->n, &regs, &stack, &cu->opts, cu->frames, max, n);
+	copy_source_end(pid, c);
 	/* The BPF walker's marks (bpf/record.h): frame 0 is exact by position and unmarked. */
 	for (i = 0; i < *n; i++)
 		out[i] = cu->frames[i].addr | (i && cu->frames[i].exact ? ST_FRAME_EXACT : 0) |

@@ -220,15 +220,15 @@ for i in $(seq 1 60); do
 done
 expect_eq flipped-bytes "$bad" 0
 
-# A newer format version (major 2, header checksum made right): one line, exit 1.
+# A newer format version (major 3, header checksum made right): one line, exit 1.
 cp "$TMP/count.data" "$TMP/newer.data"
-printf '\x02\x00' | dd of="$TMP/newer.data" bs=1 seek=8 conv=notrunc status=none
+printf '\x03\x00' | dd of="$TMP/newer.data" bs=1 seek=8 conv=notrunc status=none
 # gzip's trailer holds the crc32 of what it compressed: the header's checksum.
 head -c 60 "$TMP/newer.data" | gzip -c | tail -c 8 | head -c 4 |
 	dd of="$TMP/newer.data" bs=1 seek=60 conv=notrunc status=none
 report newer -i "$TMP/newer.data"
 expect_eq newer-version "$(cat "$TMP/newer.rep.rc"):$(cat "$TMP/newer.rep.err")" \
-	"1:stacktap: $TMP/newer.data: recording format version 2.0; this stacktap reads version 1.x: upgrade stacktap to report it"
+	"1:stacktap: $TMP/newer.data: recording format version 3.0; this stacktap reads versions 1.x to 2.x: upgrade stacktap to report it"
 report notrec -i /etc/passwd
 expect_eq not-a-recording "$(cat "$TMP/notrec.rep.rc"):$(cat "$TMP/notrec.rep.err")" \
 	"1:stacktap: /etc/passwd: not a stacktap recording"
