@@ -20,7 +20,7 @@
 #define REC_MAGIC_LEN 8
 /*
  * A newer major cannot be read; a newer minor only adds entry types, which are skipped.
- * 2.0: stack copies are kept as the words their walks read (REC_COPY_READ), not whole.
+ * 2.0: stack copies are kept as what their walks found (REC_COPY_WALK), not as bytes.
  * A reader of 2.x reads 1.x too (REC_VERSION_MAJOR_MIN).
  */
 #define REC_VERSION_MAJOR 2
@@ -97,7 +97,7 @@ enum rec_type {
 	REC_END = 16,      /* struct rec_end */
 	REC_RING_UCOPY = 17, /* action: a deferred user stack with its stack copy right after
 			      * its frames (the ring record keeps it after 1024 slots) */
-	REC_COPY_READ = 18, /* struct rec_copy_read: the words one walk of a copy read (2.0) */
+	REC_COPY_WALK = 18, /* struct rec_copy_walk + frames: what one walk of a copy found (2.0) */
 	REC_TYPE_MAX,
 };
 
@@ -186,19 +186,17 @@ struct rec_kmod {
 
 /*
  * One walk of a stack copy (lib/unwind/copy_source.h), in the order of the
- * walks: the words it read. From 2.0 a ring record keeps its copy's st_ucopy
- * (registers, length) but not its bytes; the replay answers each walk from
- * these.
+ * walks: the frames it found and why it stopped. From 2.0 a ring record
+ * keeps its copy's st_ucopy (registers, length) but not its bytes; the
+ * replay answers each walk with these.
  */
-struct rec_copy_read {
+struct rec_copy_walk {
 	uint32_t pid;
-	uint32_t n;      /* words read */
-	uint64_t sp;     /* the copy's base, st_ucopy.sp: whose walk this is */
-	/* then uint64_t value[n], then uint32_t offset[n] (bytes from sp) */
+	uint16_t n;      /* frames that follow, <= ST_MAX_USTACK of bpf/record.h */
+	uint16_t stop;   /* enum unwind_stop of lib/unwind/unwinder.h */
+	uint64_t sp;     /* the copy's st_ucopy.sp: whose walk this is */
+	/* then uint64_t frames[n], innermost first, with the walker's ST_FRAME_* marks */
 };
-
-/* Words one walk reads, each once: at most one per byte of a copy (ST_COPY_MAX). */
-#define REC_COPY_READ_MAX 65536u
 
 /* rec_end.flags */
 #define REC_END_INTERRUPTED (1u << 0)
@@ -222,6 +220,6 @@ _Static_assert(sizeof(struct rec_vdso) == 24, "rec_vdso layout");
 _Static_assert(sizeof(struct rec_ksym) == 16, "rec_ksym layout");
 _Static_assert(sizeof(struct rec_kmod) == 24, "rec_kmod layout");
 _Static_assert(sizeof(struct rec_end) == 24, "rec_end layout");
-_Static_assert(sizeof(struct rec_copy_read) == 16, "rec_copy_read layout");
+_Static_assert(sizeof(struct rec_copy_walk) == 16, "rec_copy_walk layout");
 
 #endif

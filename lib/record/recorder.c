@@ -62,10 +62,6 @@ struct recorder {
 	uint32_t nvdso;
 	uint64_t archive_bytes;
 	struct proc_registry *procs;  /* whose file models name the mapped files */
-	/* the walk of a stack copy under way: the words it read (rec__copy_word) */
-	const uint8_t *walk_data;
-	uint8_t *walk_buf;
-	uint32_t walk_n, walk_cap;
 };
 
 static struct recorder *active;
@@ -291,7 +287,7 @@ static size_t rec__ring_len(const void *data, size_t size)
 /*
  * A deferred user stack with a copy: its frames, then the copy's registers
  * and length, which the ring record keeps after all 1024 frame slots; the
- * copy's bytes are not kept, the words its walks read are (rec__copy_end).
+ * copy's bytes are not kept, what its walks found is (rec__copy_walked).
  * Return: 1 when it was one.
  */
 static int rec__ustack_copy(struct recorder *rc, const struct st_ustack *us, size_t size,
@@ -495,68 +491,14 @@ void recorder__on_maps(void *ctx, int pid, const struct proc_map *maps, size_t n
 	}
 }
 
-/* --- the stack-copy door: the words each walk of a copy read ---------------- */
+/* --- the stack-copy door: what each walk of a copy found ------------------- */
 
-/*
- * The words of the walk under way, in one buffer of walk_cap slots: values
- * (u64) first, then offsets (u32), as the entry stores them once closed up.
- */
-static int rec__walk_grow(struct recorder *rc)
+static void rec__copy_walked(void *ctx, int pid, const struct st_ucopy *c, const uint64_t *out,
+			     size_t n, enum unwind_stop stop)
 {
-	uint32_t cap = rc->walk_cap ? rc->walk_cap * 2 : 64;
-	uint8_t *n;
+	struct rec_copy_walk w = { .pid = pid, .n = n, .stop = stop, .sp = c->sp };
 
-	if (cap > REC_COPY_READ_MAX)
-		return -E2BIG;
-	n = realloc(rc->walk_buf, cap * 12ull);
-	if (!n)
-		return -ENOMEM;
-	memmove(n + cap * 8ull, n + rc->walk_cap * 8ull, rc->walk_n * 4ull);
-	rc->walk_buf = n;
-	rc->walk_cap = cap;
-	return 0;
-}
-
-/* A word of the copy, read as live, and written down once per offset. */
-static bool rec__copy_word(void *ctx, uint64_t off, uint64_t *v)
-{
-	struct recorder *rc = ctx;
-	uint32_t *offs = (uint32_t *)(rc->walk_buf + rc->walk_cap * 8ull), i;
-
-	memcpy(v, rc->walk_data + off, sizeof(*v));
-	for (i = rc->walk_n; i-- > 0;)
-		if (offs[i] == off)
-			return true;
-	/* A word the report could not be given is not read live either: both stop here. */
-	if (rc->walk_n == rc->walk_cap && rec__walk_grow(rc))
-		return false;
-	memcpy(rc->walk_buf + rc->walk_n * 8ull, v, sizeof(*v));
-	offs = (uint32_t *)(rc->walk_buf + rc->walk_cap * 8ull);
-	offs[rc->walk_n++] = off;
-	return true;
-}
-
-static void rec__copy_begin(void *ctx, int pid, const struct st_ucopy *c, struct unwind_stack *s)
-{
-	struct recorder *rc = ctx;
-
-	rc->walk_data = s->data;
-	rc->walk_n = 0;
-	s->read = rec__copy_word;
-	s->ctx = rc;
-}
-
-static void rec__copy_end(void *ctx, int pid, const struct st_ucopy *c)
-{
-	struct recorder *rc = ctx;
-	struct rec_copy_read cr = { .pid = pid, .n = rc->walk_n, .sp = c->sp };
-
-	if (rc->walk_n)
-		memmove(rc->walk_buf + rc->walk_n * 8ull, rc->walk_buf + rc->walk_cap * 8ull,
-			rc->walk_n * 4ull);
-	rec__put(rc, REC_COPY_READ, &cr, sizeof(cr), rc->walk_buf, rc->walk_n * 12ull);
-	rc->walk_n = 0;
-	rc->walk_data = NULL;
+	rec__put(ctx, REC_COPY_WALK, &w, sizeof(w), out, n * sizeof(*out));
 }
 
 /* --- lifecycle ------------------------------------------------------------- */
@@ -622,7 +564,6 @@ static void rec__free(struct recorder *rc)
 	stack_store__free(rc->vdso_img);
 	stack_store__free(rc->vdso_map);
 	stack_store__free(rc->jit);
-	free(rc->walk_buf);
 	free(rc->path);
 	free(rc);
 }
@@ -658,7 +599,7 @@ struct recorder *recorder__new(const struct recorder_opts *o)
 		.read_vdso = rec__read_vdso, .now = rec__now,
 		.ctx = rc });
 	copy_source_set(&(struct copy_source_ops){
-		.begin = rec__copy_begin, .end = rec__copy_end, .ctx = rc });
+		.walked = rec__copy_walked, .ctx = rc });
 	return rc;
 err_close:
 	rec_writer__close(rc->w);

@@ -150,7 +150,7 @@ static const size_t side_min[REC_TYPE_MAX] = {
 	[REC_KMOD] = sizeof(struct rec_kmod) + 1,
 	[REC_STATS] = 8,
 	[REC_END] = sizeof(struct rec_end),
-	[REC_COPY_READ] = sizeof(struct rec_copy_read),
+	[REC_COPY_WALK] = sizeof(struct rec_copy_walk),
 };
 
 static int rp__stash(struct replay *rp, const struct rec_entry *e)
@@ -176,15 +176,15 @@ static int rp__stash(struct replay *rp, const struct rec_entry *e)
 	case REC_KMOD: return 0; /* kept in the file for tools that fetch modules by build ID */
 	case REC_STATS: return rp__stats(rp, e);
 	case REC_END: rp->ended = true; return 0;
-	case REC_COPY_READ:
+	case REC_COPY_WALK:
 		if (!rp->sparse_copies)
-			return rp__damage(rp, "stack copy words"); /* 1.x keeps whole copies */
-		switch (rp_stash_copy_read(rp, e->data, (const uint8_t *)e->data +
-					   sizeof(struct rec_copy_read),
-					   e->len - sizeof(struct rec_copy_read))) {
+			return rp__damage(rp, "stack copy walk"); /* 1.x keeps whole copies */
+		switch (rp_stash_copy_walk(rp, e->data, (const uint8_t *)e->data +
+					   sizeof(struct rec_copy_walk),
+					   e->len - sizeof(struct rec_copy_walk))) {
 		case 0: return 0;
 		case -ENOMEM: return -ENOMEM;
-		default: return rp__damage(rp, "stack copy words");
+		default: return rp__damage(rp, "stack copy walk");
 		}
 	default: return 0;
 	}
@@ -198,7 +198,7 @@ static bool is_action(uint16_t type)
 
 /*
  * From 2.0 an event's stack copy is stored without its bytes: give the
- * record its length back (zeros, which the copy door never hands out).
+ * record its length back, as zeros: the copy door answers its walks.
  */
 static size_t rp__event_len(const struct replay *rp, const struct rec_entry *e)
 {
@@ -248,7 +248,7 @@ static int rp__hold_ucopy(struct replay *rp, const struct rec_entry *e)
 	size_t at = sizeof(*us) + ST_MAX_USTACK * 8ull;
 	const struct st_ucopy *c = (const void *)((const char *)e->data + frames);
 
-	/* From 2.0 the copy's bytes are not stored: its walks' words are (replay_copy.c). */
+	/* From 2.0 the copy's bytes are not stored: what its walks found is (replay_copy.c). */
 	size_t stored = rp->sparse_copies ? 0 : (e->len >= frames + sizeof(*c) ? c->len : 0);
 
 	if (e->len < sizeof(*us) || us->udepth > ST_MAX_USTACK ||
@@ -503,7 +503,7 @@ void replay__report(struct replay *rp)
 			(unsigned long long)c->reads_missing, (unsigned long long)c->alive_missing,
 			(unsigned long long)c->alive_mismatch);
 	if (c->walks_missing || c->walks_mismatch)
-		st_info("report: %llu walks of stack copies the recording has no words for (%llu "
+		st_info("report: %llu walks of stack copies the recording has no answer for (%llu "
 			"for another copy)", (unsigned long long)(c->walks_missing + c->walks_mismatch),
 			(unsigned long long)c->walks_mismatch);
 	if (c->unknown_types)

@@ -48,8 +48,8 @@ struct rp_counts {
 	uint64_t alive_mismatch;  /* the answer recorded was for another thread */
 	uint64_t no_identity;     /* mappings whose file the recording does not identify */
 	uint64_t unknown_types;   /* entries of a newer format minor, skipped */
-	uint64_t walks_missing;   /* walks of a stack copy the recording has no words for */
-	uint64_t walks_mismatch;  /* the words recorded were another copy's */
+	uint64_t walks_missing;   /* walks of a stack copy the recording has no answer for */
+	uint64_t walks_mismatch;  /* the answer recorded was another copy's */
 };
 
 struct rp_walk;
@@ -88,9 +88,9 @@ struct replay {
 	bool ended;
 	struct rp_counts counts;
 	uint64_t now;                 /* the latest time the recording has told of */
-	/* stack copies (replay_copy.c): from 2.0, the words each walk read, not the bytes */
+	/* stack copies (replay_copy.c): from 2.0, what each walk found, not the bytes */
 	bool sparse_copies;
-	struct rp_walk *walk_head, *walk_tail, *walk_cur;
+	struct rp_walk *walk_head, *walk_tail;
 	/* progress */
 	uint64_t started_ns, shown_ns, actions;
 	bool shown;
@@ -107,7 +107,7 @@ int rp_stash_vdso(struct replay *rp, const struct rec_vdso *v, const void *image
 void rp_source__free(struct replay *rp);
 
 /* replay_copy.c */
-int rp_stash_copy_read(struct replay *rp, const struct rec_copy_read *cr, const void *words,
+int rp_stash_copy_walk(struct replay *rp, const struct rec_copy_walk *cw, const void *frames,
 		       size_t len);
 void rp_copy__install(struct replay *rp);
 void rp_copy__uninstall(void);

@@ -1,26 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The stack-copy door: live, a walk reads the copy's own bytes. */
-#include <stddef.h>
-
+/* The stack-copy door: live, it is shut and every copy is walked. */
 #include "lib/unwind/copy_source.h"
 
 static struct copy_source_ops door;
-static bool door_set;
 
 void copy_source_set(const struct copy_source_ops *ops)
 {
-	door_set = ops != NULL;
 	door = ops ? *ops : (struct copy_source_ops){};
 }
 
-void copy_source_begin(int pid, const struct st_ucopy *c, struct unwind_stack *s)
+bool copy_source_answer(int pid, const struct st_ucopy *c, uint64_t *out, size_t max, size_t *n,
+			enum unwind_stop *stop)
 {
-	if (door_set && door.begin)
-		door.begin(door.ctx, pid, c, s);
+	return door.answer && door.answer(door.ctx, pid, c, out, max, n, stop);
 }
 
-void copy_source_end(int pid, const struct st_ucopy *c)
+void copy_source_walked(int pid, const struct st_ucopy *c, const uint64_t *out, size_t n,
+			enum unwind_stop stop)
 {
-	if (door_set && door.end)
-		door.end(door.ctx, pid, c);
+	if (door.walked)
+		door.walked(door.ctx, pid, c, out, n, stop);
 }

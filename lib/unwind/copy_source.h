@@ -1,43 +1,55 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The stack-copy door: the words of a copied user stack that the copy
- * unwinder reads. A copy is 1-64 KB of stack, of which a walk reads a few
- * words (a return address and a saved register or two per frame). Live, the
- * door reads the copy's bytes. `stacktap record` keeps no copy bytes: it
- * lets each walk read the copy and writes down the words it read, one entry
- * per walk; `stacktap report` answers each walk, in the same order, from
- * those words. A word the recorded walk did not read (a report that found a
- * file the recording could not read, and unwinds further) is a failed read:
- * the walk stops there, as at the end of a copy. The twin of the proc door
- * (lib/proc/source.h), one layer down.
+ * The stack-copy door: what a walk of a copied user stack found. A copy is
+ * 1-64 KB of stack plus registers; the copy unwinder turns it into frames
+ * (addresses with the walker's marks) and a stop reason, using the unwind
+ * tables of the files the process maps. Live, the door is shut and the walk
+ * runs. `stacktap record` writes down each walk's frames and stop, and
+ * keeps none of the copy's bytes; `stacktap report` answers each walk, in
+ * the same order, with them, and builds no table: the frames are those the
+ * live command printed, whatever files the report's machine has (they are
+ * named later, by build ID and offset, like the BPF walker's frames). The
+ * twin of the proc door (lib/proc/source.h), one layer down.
  */
 #ifndef ST_UNWIND_COPY_SOURCE_H
 #define ST_UNWIND_COPY_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "bpf/record.h"
 #include "lib/unwind/unwinder.h"
 
 struct copy_source_ops {
 	/*
-	 * A walk of @c, a copy of @pid's stack, begins: set @s->read and
-	 * @s->ctx (left unset, the walk reads @s->data).
+	 * Answer the walk of @c, a copy of @pid's stack, without walking: true
+	 * with @out[0 .. *n) (at most @max) and *stop set. NULL or false: walk.
 	 */
-	void (*begin)(void *ctx, int pid, const struct st_ucopy *c, struct unwind_stack *s);
-	/* That walk ended. */
-	void (*end)(void *ctx, int pid, const struct st_ucopy *c);
+	bool (*answer)(void *ctx, int pid, const struct st_ucopy *c, uint64_t *out, size_t max,
+		       size_t *n, enum unwind_stop *stop);
+	/* The walk of @c found @out[0 .. @n) and stopped for @stop. */
+	void (*walked)(void *ctx, int pid, const struct st_ucopy *c, const uint64_t *out,
+		       size_t n, enum unwind_stop stop);
 	void *ctx;
 };
 
 /**
- * copy_source_set() - route the copy unwinder's reads through @ops (copied),
- * or back to the copies' own bytes with NULL.
+ * copy_source_set() - route the copy unwinder's walks through @ops (copied),
+ * or back to walking every copy with NULL.
  */
 void copy_source_set(const struct copy_source_ops *ops);
 
-/** copy_source_begin() - a walk of @c begins; the door may set @s's read hook. */
-void copy_source_begin(int pid, const struct st_ucopy *c, struct unwind_stack *s);
+/**
+ * copy_source_answer() - the door's answer for the walk of @c.
+ *
+ * Return: true with @out[0 .. *n) and *stop set, false when the copy must be walked.
+ */
+bool copy_source_answer(int pid, const struct st_ucopy *c, uint64_t *out, size_t max, size_t *n,
+			enum unwind_stop *stop);
 
-/** copy_source_end() - the walk of @c ended. */
-void copy_source_end(int pid, const struct st_ucopy *c);
+/** copy_source_walked() - tell the door what the walk of @c found. */
+void copy_source_walked(int pid, const struct st_ucopy *c, const uint64_t *out, size_t n,
+			enum unwind_stop stop);
 
 #endif

@@ -160,6 +160,9 @@ enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const st
 	*n = 0;
 	if (!p)
 		return UNWIND_STOP_NO_MAPPING;
+	/* A report: the frames the recorded walk found, and no table built for them. */
+	if (copy_source_answer(pid, c, out, max, n, &stop))
+		return stop;
 	if (max > cu->cap) {
 		struct unwind_frame *f = realloc(cu->frames, max * sizeof(*f));
 
@@ -169,14 +172,12 @@ enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const st
 		cu->cap = max;
 	}
 	copy__tables(cu, pid, p);
-	/* Every walk that reads the copy goes through the door: one recorded entry each. */
-	copy_source_begin(pid, c, &stack);
 	stop = unwinder__walk_opts(p->maps, p->n, &regs, &stack, &cu->opts, cu->frames, max, n);
-	copy_source_end(pid, c);
 	/* The BPF walker's marks (bpf/record.h): frame 0 is exact by position and unmarked. */
 	for (i = 0; i < *n; i++)
 		out[i] = cu->frames[i].addr | (i && cu->frames[i].exact ? ST_FRAME_EXACT : 0) |
 			 (cu->frames[i].by_fp ? ST_FRAME_FP : 0);
+	copy_source_walked(pid, c, out, *n, stop);
 	return stop;
 }
 

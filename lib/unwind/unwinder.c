@@ -96,8 +96,6 @@ static bool unw__read(const struct unwind_stack *s, uint64_t addr, uint64_t *v)
 {
 	if (addr < s->base || addr - s->base > s->len || s->len - (addr - s->base) < 8)
 		return false;
-	if (s->read)
-		return s->read(s->ctx, addr - s->base, v);
 	memcpy(v, s->data + (addr - s->base), sizeof(*v));
 	return true;
 }

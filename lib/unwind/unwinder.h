@@ -23,19 +23,11 @@ struct unwind_regs {
 	uint64_t ip, sp, bp;
 };
 
-/*
- * A copy of the stack: bytes of [base, base + len) of the process. With
- * @read, each 8-byte word the walk reads inside those bounds comes from
- * @read(@ctx, offset from base) instead of @data: the stack-copy door
- * (lib/unwind/copy_source.h) records or replays them there. False: the
- * read failed.
- */
+/* A copy of the stack: bytes of [base, base + len) of the process. */
 struct unwind_stack {
 	uint64_t base;
 	const uint8_t *data;
 	size_t len;
-	bool (*read)(void *ctx, uint64_t off, uint64_t *v);
-	void *ctx;
 };
 
 struct unwind_frame {
