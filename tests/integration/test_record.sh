@@ -146,6 +146,21 @@ expect_eq moved-offsets-exact "$(sed -n 's/^  \[unknown\] (chain+\(0x[0-9a-f]*\)
 	addr2line -f -e "$TMP/symfs/chain" | sed -n 'p;n' | tr '\n' ' ')" "leaf c b a main _start "
 expect_eq moved-says-why "$(grep -c "not found by its build ID.*bin/chain" "$TMP/moved.rep.err")" 1
 
+# A stack copy is kept as the frames its walk found live, not as stack bytes:
+# with the binary gone the report has no unwind table for it, yet prints the
+# whole chain (--unwind=copy: every stack a copy), the binary's frames by
+# file and offset; under --symfs, byte for byte what was printed live.
+cp "$W/chain_fp" "$TMP/bin/copychain"
+run_wl copygone "$TMP/bin/copychain" $N -- record --print -o "$TMP/copygone.data" count \
+	--unwind=copy -f -U -p @PID@ "u:$TMP/bin/copychain:leaf"
+mv "$TMP/bin/copychain" "$TMP/symfs/copychain"
+report copygone -i "$TMP/copygone.data" -f
+u="[unknown]_(copychain+OFF)"
+expect_eq copy-frames-without-file "$(sed -E 's/\+0x[0-9a-f]+\)/+OFF)/g' "$TMP/copygone.rep")" \
+	"copychain;$u;__libc_start_main;__libc_start_call_main;$u;$u;$u;$u;$u $N"
+report copygone-symfs -i "$TMP/copygone.data" -f --symfs "$TMP/symfs"
+expect_file_eq copy-frames-symfs-same "$TMP/copygone-symfs.rep" "$TMP/copygone.out"
+
 # 4. A different build at the same path: its build ID differs, so it is not
 #    used and the frames say so; the original under --symfs still names them.
 cp "$W/busy_fp" "$TMP/bin/chain"
