@@ -198,4 +198,3 @@ echo "         sweep: $total ELF files in ${took}s: $ok tables, $clear clear fai
 awk '!($1 == 0 || ($1 == 1 && $2 == 1))' "$TMP/sweep" | head -5 | sed 's/^/         bad: /'
 expect_eq sweep-no-crash "$bad" 0
 expect_eq sweep-tables "$((ok > 1000))" 1
-expect_eq sweep-time "$((took < ${SWEEP_MAX_S:-60}))" 1
