@@ -129,6 +129,8 @@ static void run__on_poll(void *ctx)
 	struct st_run *r = ctx;
 	uint64_t start = procs_now();
 
+	if (r->rec)
+		recorder__refresh(r->rec);
 	if (!r->tables)
 		return;
 	bpf_tables__end_lazy(r->tables);
