@@ -278,10 +278,7 @@ static void rec__jit_read(struct rec_jit *j, bool exited)
 	fd = perf_map_src__open(&j->src, exited, name, sizeof(name));
 	if (fd < 0)
 		return; /* no JIT map yet, or gone with its process */
-	if (fstat(fd, &st) || (j->text && st.st_ino == j->last.st_ino &&
-			       st.st_size == j->last.st_size &&
-			       st.st_mtim.tv_sec == j->last.st_mtim.tv_sec &&
-			       st.st_mtim.tv_nsec == j->last.st_mtim.tv_nsec)) {
+	if (fstat(fd, &st) || (j->text && perf_map_src__unchanged(&st, &j->last))) {
 		close(fd);
 		return;
 	}

@@ -71,10 +71,7 @@ static void jit__load(struct jit_maps *jm, struct jit_proc *p)
 	fd = perf_map_src__open(&p->src, p->exited, name, sizeof(name));
 	if (fd < 0)
 		return; /* no JIT, or it has not written yet */
-	if (fstat(fd, &st) || (p->map && st.st_ino == p->last.st_ino &&
-			       st.st_size == p->last.st_size &&
-			       st.st_mtim.tv_sec == p->last.st_mtim.tv_sec &&
-			       st.st_mtim.tv_nsec == p->last.st_mtim.tv_nsec)) {
+	if (fstat(fd, &st) || (p->map && perf_map_src__unchanged(&st, &p->last))) {
 		close(fd);
 		return;
 	}

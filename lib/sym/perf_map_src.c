@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -76,6 +77,13 @@ int perf_map_src__open(const struct perf_map_src *s, bool exited, char *name, si
 		return -1;
 	}
 	return open(name, (int)how.flags);
+}
+
+bool perf_map_src__unchanged(const struct stat *now, const struct stat *last)
+{
+	return now->st_ino == last->st_ino && now->st_size == last->st_size &&
+	       now->st_mtim.tv_sec == last->st_mtim.tv_sec &&
+	       now->st_mtim.tv_nsec == last->st_mtim.tv_nsec;
 }
 
 void perf_map_src__close_root(struct perf_map_src *s)

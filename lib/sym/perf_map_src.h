@@ -42,6 +42,14 @@ int perf_map_src__init(struct perf_map_src *s, int pid, bool open_root);
  */
 int perf_map_src__open(const struct perf_map_src *s, bool exited, char *name, size_t len);
 
+struct stat;
+
+/**
+ * perf_map_src__unchanged() - @now (an fstat of the open map) is the file last
+ * read as @last: same inode, size and mtime, so reading it again gives nothing new.
+ */
+bool perf_map_src__unchanged(const struct stat *now, const struct stat *last);
+
 /** perf_map_src__close_root() - let go of the root; -1 after. */
 void perf_map_src__close_root(struct perf_map_src *s);
 

@@ -81,24 +81,11 @@ expect_file_eq jit-perf-map-same "$TMP/jit.rep" "$TMP/jit.out"
 # /tmp/perf-NSPID.map there: the recording keeps that map (read through the
 # process's root, kept open from first sight), not the host's /tmp/perf-PID.map.
 record_jit_container() {
-	local fifo=/dev/shm/stacktap-rec-$$ exe=/dev/shm/stacktap-rec-jit_fp-$$ upid wpid spid
-	rm -f "$fifo"; mkfifo "$fifo"
-	cp "$W/jit_fp" "$exe"
-	unshare --pid --fork --mount --propagation private sh -c \
-		'mount -t tmpfs none /tmp && exec "$0" -m 3 "$1"' "$exe" "$fifo" > "$TMP/jitc.w" &
-	upid=$!
-	ST_PIDS+=("$upid")
-	wait_for_line "$TMP/jitc.w" '^ready' || { fail jit-container "workload not ready"; rm -f "$fifo" "$exe"; return; }
-	wpid=$(pgrep -P "$upid" -f "^$exe")
-	"$ST" record -o "$TMP/jitc.data" count -f -U -p "$wpid" "u:$exe:jit_leaf" \
-		> "$TMP/jitc.out" 2> "$TMP/jitc.err" &
-	spid=$!
-	ST_PIDS+=("$spid")
-	wait_for_line "$TMP/jitc.err" '^Tracing' || { fail jit-container "tracer not attached"; rm -f "$fifo" "$exe"; return; }
-	echo go > "$fifo"
-	wait "$upid" "$spid"
+	local exe=/dev/shm/stacktap-rec-jit_fp-$$
+	run_jit_container jitc "$exe" -- record -o "$TMP/jitc.data" count -f -U -p @PID@ \
+		"u:$exe:jit_leaf" || { rm -f "$exe"; return; }
 	report jitc -i "$TMP/jitc.data" -f
-	rm -f "$fifo" "$exe"
+	rm -f "$exe"
 	expect_eq jit-container-recorded "$(cat "$TMP/jitc.rep")" \
 		"stacktap-rec-ji;_start;__libc_start_main;__libc_start_call_main;main;jit_outer;jit_inner;jit_leaf 3"
 }
