@@ -405,12 +405,15 @@ static int rec__ustack_copy(struct recorder *rc, const struct st_ustack *us, siz
 static size_t rec__event_len(const void *data, size_t size)
 {
 	const struct st_event *ev = data;
-	size_t at = sizeof(*ev) + (ev->kdepth + (size_t)ev->udepth) * 8;
-	const struct st_ucopy *c = (const void *)((const char *)data + at);
+	const struct st_ucopy *c;
+	size_t at;
 
 	if (size < sizeof(*ev) || ev->kind != ST_REC_EVENT || !(ev->flags & ST_EV_UCOPY) ||
-	    ev->kdepth > ST_MAX_KSTACK || ev->udepth > ST_MAX_USTACK || size < at + sizeof(*c) ||
-	    c->len > size - at - sizeof(*c))
+	    ev->kdepth > ST_MAX_KSTACK || ev->udepth > ST_MAX_USTACK)
+		return size;
+	at = sizeof(*ev) + (ev->kdepth + (size_t)ev->udepth) * 8;
+	c = (const void *)((const char *)data + at);
+	if (size < at + sizeof(*c) || c->len > size - at - sizeof(*c))
 		return size;
 	return at + sizeof(*c);
 }

@@ -203,12 +203,15 @@ static bool is_action(uint16_t type)
 static size_t rp__event_len(const struct replay *rp, const struct rec_entry *e)
 {
 	const struct st_event *ev = e->data;
-	size_t at = sizeof(*ev) + (e->len >= sizeof(*ev) ? (ev->kdepth + (size_t)ev->udepth) * 8 : 0);
-	const struct st_ucopy *c = (const void *)((const char *)e->data + at);
+	const struct st_ucopy *c;
+	size_t at;
 
 	if (!rp->sparse_copies || e->len < sizeof(*ev) || ev->kind != ST_REC_EVENT ||
-	    !(ev->flags & ST_EV_UCOPY) || ev->kdepth > ST_MAX_KSTACK ||
-	    ev->udepth > ST_MAX_USTACK || e->len != at + sizeof(*c) || c->len > ST_COPY_MAX)
+	    !(ev->flags & ST_EV_UCOPY) || ev->kdepth > ST_MAX_KSTACK || ev->udepth > ST_MAX_USTACK)
+		return e->len;
+	at = sizeof(*ev) + (ev->kdepth + (size_t)ev->udepth) * 8;
+	c = (const void *)((const char *)e->data + at);
+	if (e->len != at + sizeof(*c) || c->len > ST_COPY_MAX)
 		return e->len;
 	return at + sizeof(*c) + c->len;
 }
@@ -247,7 +250,6 @@ static int rp__hold_ucopy(struct replay *rp, const struct rec_entry *e)
 	size_t frames = sizeof(*us) + (e->len >= sizeof(*us) ? us->udepth * 8ull : 0);
 	size_t at = sizeof(*us) + ST_MAX_USTACK * 8ull;
 	const struct st_ucopy *c = (const void *)((const char *)e->data + frames);
-
 	/* From 2.0 the copy's bytes are not stored: what its walks found is (replay_copy.c). */
 	size_t stored = rp->sparse_copies ? 0 : (e->len >= frames + sizeof(*c) ? c->len : 0);
 
