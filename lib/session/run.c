@@ -164,6 +164,8 @@ static void run__on_poll(void *ctx)
 	uint64_t start = procs_now();
 
 	run__forget_gone(r, start);
+	if (r->rec)
+		recorder__refresh(r->rec);
 	if (!r->tables)
 		return;
 	bpf_tables__end_lazy(r->tables);
@@ -212,6 +214,9 @@ static int run__copy_setup(struct st_run *r, const struct st_common_opts *common
 
 int st_run__prepare(const struct st_common_opts *common)
 {
+	/* From here on Ctrl-C stops the run cleanly, also while it loads: it is
+	 * seen at the run loop's first poll, so a recording is closed whole. */
+	session_install_signals();
 	st_libbpf_logging(common->debug);
 	/* A report loads nothing: it needs no privileges, no BTF, no tracefs. */
 	if (st_run_replaying())

@@ -59,16 +59,25 @@ struct session {
 
 static volatile sig_atomic_t session_signalled;
 
+/* The first signal asks for a clean stop; a second one, while that stop is slow, ends us. */
 static void session__on_signal(int sig)
 {
+	if (session_signalled) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 	session_signalled = sig;
 }
 
 void session_install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = session__on_signal };
+	struct sigaction sa = { .sa_handler = session__on_signal, .sa_flags = SA_RESTART };
 
-	/* No SA_RESTART: the poll must return so the loop sees the flag. */
+	/*
+	 * SA_RESTART: a signal while loading must not fail a read or a bpf()
+	 * call with EINTR. The run loop still sees it: epoll_wait() is never
+	 * restarted after a handler (signal(7)), so the poll returns.
+	 */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -316,6 +325,10 @@ static int session__run_replay(struct session *s)
 	int ret;
 
 	while (!s->stop && (ret = replay__next(s->rp, &e)) == 1) {
+		if (session_signalled) { /* Ctrl-C: print what was replayed so far */
+			s->interrupted = true;
+			break;
+		}
 		switch (e.type) {
 		case REC_RING: session__on_record(s, (void *)e.data, e.len); break;
 		case REC_TICK:

@@ -125,7 +125,7 @@ void session__free(struct session *s);
  */
 int session_probe_deferred(char *why, size_t len);
 
-/** session_install_signals() - make SIGINT/SIGTERM stop the run loop. */
+/** session_install_signals() - make SIGINT/SIGTERM/SIGHUP stop the run loop (st_run__prepare() does). */
 void session_install_signals(void);
 
 #endif
