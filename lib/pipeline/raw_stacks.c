@@ -21,9 +21,9 @@
 /*
  * Stacks are decoded late, with the mappings their process had at the
  * event, which the registry keeps after the process exits only until the
- * stacks are settled (raw_stacks__settle()): a settled entry holds its
- * decoded frames (struct event_frames) in its data, and needs the registry
- * no more. Until then each process's undecoded entries with user frames
+ * stacks are settled (raw_stacks__settle()): a settled entry holds where
+ * its user frames were (struct proc_loc each) in its data, and needs the
+ * registry no more. Until then each process's undecoded entries with user frames
  * are listed under its pid, so settling one costs only its own entries.
  */
 struct raw_pending {
@@ -44,7 +44,7 @@ struct raw_stacks {
 	size_t nts, cap;
 	uint64_t total;
 	struct htab pids; /* pid -> struct raw_pid: its entries not decoded yet */
-	uint64_t settled; /* entries decoded early, their process gone */
+	uint64_t settled; /* entries resolved early, their process gone */
 };
 
 /* The dedup key: identity, the mappings' epoch, and the exact frames. */
@@ -156,42 +156,24 @@ int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const ui
 	return 0;
 }
 
-/* @src's frames, copied: naming changes them, and a settled entry may be reported again. */
-static int raw__copy_frames(struct event_frames *dst, const struct event_frames *src)
-{
-	size_t n = src->nk + src->nu + 1;
-
-	*dst = *src;
-	dst->v = malloc(n * sizeof(*dst->v));
-	dst->src = malloc(n * sizeof(*dst->src));
-	if (!dst->v || !dst->src) {
-		event_frames__release(dst);
-		return -ENOMEM;
-	}
-	memcpy(dst->v, src->v, n * sizeof(*dst->v));
-	memcpy(dst->src, src->src, n * sizeof(*dst->src));
-	return 0;
-}
-
-/* Decodes @pe's entry now, into its data. Return: 0 or -ENOMEM. */
+/*
+ * Keeps where @pe's user frames were at its event (struct proc_loc each,
+ * 32 bytes a frame: the file model and offset, strings the registry's) in
+ * its data. Return: 0 or -ENOMEM.
+ */
 static int raw__settle_one(struct raw_stacks *rs, const struct raw_pending *pe)
 {
 	const struct raw_key *k = (const struct raw_key *)pe->e->key;
-	struct event_frames *ef;
-	int err;
+	struct proc_loc *locs;
 
 	if (pe->e->data)
 		return 0;
-	ef = calloc(1, sizeof(*ef));
-	if (!ef)
+	locs = calloc(k->ud ? k->ud : 1, sizeof(*locs));
+	if (!locs)
 		return -ENOMEM;
-	err = event_frames__decode(ef, rs->sym, k->pid, pe->ts, k->ips, k->kd, k->ud,
-				   joiner_lost_frame(k->flags), k->ustop);
-	if (err) {
-		free(ef);
-		return err;
-	}
-	pe->e->data = ef;
+	event_frames__locate(symbolizer__procs(rs->sym), (int)k->pid, pe->ts, k->ips + k->kd, k->ud,
+			     locs);
+	pe->e->data = locs;
 	rs->settled++;
 	return 0;
 }
@@ -231,7 +213,9 @@ static int raw__report_batch(struct raw_stacks *rs, struct symbolizer *sym,
 		const struct raw_key *k = (const struct raw_key *)v[first + i]->key;
 
 		if (v[first + i]->data)
-			err = raw__copy_frames(&ef[i], v[first + i]->data);
+			err = event_frames__decode_at(&ef[i], k->pid, k->ips, k->kd, k->ud,
+						      joiner_lost_frame(k->flags), k->ustop,
+						      v[first + i]->data);
 		else
 			err = event_frames__decode(&ef[i], sym, k->pid, rs->ts[first + i], k->ips,
 						   k->kd, k->ud, joiner_lost_frame(k->flags),
@@ -286,7 +270,7 @@ int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct rep
 	for (i = 0; i < n && !err; i += RAW_BATCH)
 		err = raw__report_batch(rs, sym, v, i, n - i < RAW_BATCH ? n - i : RAW_BATCH, r);
 	free(v);
-	st_info("raw stacks: %zu distinct stacks decoded and named in %.1f ms (%llu of them decoded "
+	st_info("raw stacks: %zu distinct stacks decoded and named in %.1f ms (%llu of them resolved "
 		"early, their process gone); resident memory %ld -> %ld KiB", n, raw__ms() - t0,
 		(unsigned long long)rs->settled, rss0, raw__rss_kib());
 	return err;
@@ -313,8 +297,6 @@ static void raw__drop_decoded(struct raw_stacks *rs)
 	if (!v)
 		return; /* empty, or out of memory: a leak of settled frames, never a crash */
 	for (i = 0; i < n; i++) {
-		if (v[i]->data)
-			event_frames__release(v[i]->data);
 		free(v[i]->data);
 		v[i]->data = NULL;
 	}

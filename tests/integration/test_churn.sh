@@ -3,10 +3,10 @@
 # Memory follows the live processes, and exactness survives it: 200 short
 # processes each hit a uprobe once with the known chain main -> a -> b -> c
 # -> leaf (tests/workloads/chain.c) and exit; a while later the registry
-# forgets them, after their stacks were decoded with their mappings
+# forgets them, after their stacks were resolved with their mappings
 # (lib/session/run.c, raw_stacks__settle()). The report, made after that,
 # still names every one of them: the exact chain, exactly 200 times, all 200
-# stacks decoded early (--debug says how many), and --debug (or -v) counts
+# stacks resolved early (--debug says how many), and --debug (or -v) counts
 # the processes forgotten (system-wide, so at least ours).
 source "$(dirname "$0")/lib.sh"
 
@@ -29,7 +29,7 @@ expect_eq churn-exit "$?" 0
 
 stack_block leaf c b a main $LIBC_START $NPROC > "$TMP/want"
 expect_file_eq churn-exact-chain "$TMP/churn.out" "$TMP/want"
-expect_eq churn-decoded-early "$(sed -n 's/.*named in .* ms (\([0-9]*\) of them decoded early.*/\1/p' \
+expect_eq churn-resolved-early "$(sed -n 's/.*named in .* ms (\([0-9]*\) of them resolved early.*/\1/p' \
 	"$TMP/churn.err")" $NPROC
 forgotten=$(sed -n 's/^stacktap: processes: [0-9]* known now; \([0-9]*\) exited.*/\1/p' "$TMP/churn.err")
 at_least churn-forgotten "$forgotten" $NPROC

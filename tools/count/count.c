@@ -139,7 +139,7 @@ static int count_on_agg(void *ctx, const struct st_event *ev, const uint64_t *ip
 	return raw_stacks__merge(c->raw, ev, ips, count, weight);
 }
 
-/* Exited processes about to be forgotten: their kernel counts in, then their stacks decoded. */
+/* Exited processes about to be forgotten: their kernel counts in, then their stacks resolved. */
 static void count_on_gone(void *ctx, const int *pids, size_t n)
 {
 	struct count *c = ctx;

@@ -153,7 +153,7 @@ static int offcpu_on_agg(void *ctx, const struct st_event *ev, const uint64_t *i
 	return raw_stacks__merge(o->raw, ev, ips, count, weight);
 }
 
-/* Exited processes about to be forgotten: their kernel counts in, then their stacks decoded. */
+/* Exited processes about to be forgotten: their kernel counts in, then their stacks resolved. */
 static void offcpu_on_gone(void *ctx, const int *pids, size_t n)
 {
 	struct offcpu *o = ctx;

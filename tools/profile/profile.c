@@ -224,7 +224,7 @@ static int profile_on_agg(void *ctx, const struct st_event *ev, const uint64_t *
 
 /*
  * Exited processes the registry is about to forget: their counts the
- * kernel holds come in first, then their stacks are decoded while their
+ * kernel holds come in first, then their stacks are resolved while their
  * mappings are known.
  */
 static void profile_on_gone(void *ctx, const int *pids, size_t n)
