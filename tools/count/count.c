@@ -146,11 +146,13 @@ static void count_on_gone(void *ctx, const int *pids, size_t n)
 	size_t i;
 	int err;
 
+	if (!c->raw)
+		return; /* not started yet: nothing held */
 	if (c->run.agg_reader && (err = agg_reader__read(c->run.agg_reader, count_on_agg, c))) {
 		st_err("count: reading the in-kernel counts: %s", strerror(-err));
 		c->err = err;
 	}
-	for (i = 0; i < n && !c->err && c->raw; i++)
+	for (i = 0; i < n && !c->err; i++)
 		c->err = raw_stacks__settle(c->raw, pids[i]);
 }
 

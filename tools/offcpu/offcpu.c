@@ -160,6 +160,8 @@ static void offcpu_on_gone(void *ctx, const int *pids, size_t n)
 	size_t i;
 	int err;
 
+	if (!o->raw)
+		return; /* not started yet: nothing held */
 	if (o->agg && (err = agg_reader__read(o->agg, offcpu_on_agg, o))) {
 		st_err("offcpu: reading the in-kernel counts: %s", strerror(-err));
 		o->err = err;

@@ -233,6 +233,8 @@ static void profile_on_gone(void *ctx, const int *pids, size_t n)
 	size_t i;
 	int err;
 
+	if (!p->raw)
+		return; /* not started yet: nothing held */
 	if (p->agg && (err = agg_reader__read(p->agg, profile_on_agg, p))) {
 		st_err("profile: reading the in-kernel counts: %s", strerror(-err));
 		p->err = err;
