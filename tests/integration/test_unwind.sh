@@ -19,9 +19,7 @@ RUNS=10
 # cgroup of their own traced with --cgroup (when cgroup v2 is mounted), so
 # another process's flood of the same system call, a benchmark's getppid_loop,
 # cannot fill the ring buffer with events that are not this test's.
-cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-RUN_CG=
-[ -n "$cg2" ] && RUN_CG=$(mktemp -d "$cg2/stacktap-unwind.XXXXXX")
+run_cg_init
 trace_during() {
 	local name=$1 count=$2 bin=$3 cmd i; shift 4
 	cmd=$1; shift
@@ -31,11 +29,7 @@ trace_during() {
 	wait_for_line "$TMP/$name.err" '^Tracing' || { fail "$name" "not attached: $(cat "$TMP/$name.err")"; return 1; }
 	: > "$TMP/$name.pids"
 	for ((i = 0; i < count; i++)); do
-		if [ -n "$RUN_CG" ]; then
-			sh -c 'echo $$ > "$1/cgroup.procs" && exec "$0"' "$bin" "$RUN_CG" > /dev/null &
-		else
-			"$bin" > /dev/null &
-		fi
+		"${IN_RUN_CG[@]}" "$bin" > /dev/null &
 		echo $! >> "$TMP/$name.pids"
 		wait $!
 	done
@@ -144,7 +138,7 @@ if [ -n "$RUN_CG" ]; then
 	ST_PIDS+=("$cgpid")
 	if wait_for_line "$TMP/cg.err" '^Tracing'; then
 		"$W/chain_fp" 5 > /dev/null
-		sh -c 'echo $$ > "$1/cgroup.procs" && exec "$0" 3' "$W/chain_fp" "$RUN_CG" > /dev/null
+		"${IN_RUN_CG[@]}" "$W/chain_fp" 3 > /dev/null
 		sleep 0.2
 		kill -INT "$cgpid"; wait "$cgpid"
 		expect_eq cgroup-only-inside "$(jq -r .comm "$TMP/cg.out" | sort | uniq -c | sed 's/^ *//')" \
@@ -152,5 +146,4 @@ if [ -n "$RUN_CG" ]; then
 	else
 		fail cgroup-only-inside "not attached: $(cat "$TMP/cg.err")"
 	fi
-	rmdir "$RUN_CG"
 fi
