@@ -327,6 +327,8 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	own.ctx = r;
 	own.rec = r->rec;
 	r->session = rp ? session__new_replay(rp, &own) : session__new(obj, &own);
+	if (r->session && r->copy)
+		session__take_back_stops(r->session, copy_stage__stats(r->copy)->replaced);
 	return r->session ? 0 : -errno;
 }
 

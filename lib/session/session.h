@@ -100,6 +100,13 @@ bool session__interrupted(const struct session *s);
 int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX]);
 
 /**
+ * session__take_back_stops() - walks the walker counted as stopped early whose
+ * user stack a copy's walk replaced, by enum st_ustop (ST_USTOP_MAX counts,
+ * kept by the caller and read at each report): the loss lines leave them out.
+ */
+void session__take_back_stops(struct session *s, const uint64_t *replaced);
+
+/**
  * session__report_losses() - one stderr line per nonzero loss reason over
  * the whole run, then how many deferred walks served how many events.
  */

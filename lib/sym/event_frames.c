@@ -173,6 +173,23 @@ int event_frames__add_inline(struct event_frames *ef, const struct report_frame 
 	return 0;
 }
 
+/* A tracepoint's iterator: the probe's machinery, above the code that hit the tracepoint. */
+#define TRACEITER_PREFIX "__traceiter_"
+
+void event_frames__trim_plumbing(struct event_frames *ef)
+{
+	size_t k = 0;
+
+	while (k < ef->nk && ef->v[k].name &&
+	       !strncmp(ef->v[k].name, TRACEITER_PREFIX, sizeof(TRACEITER_PREFIX) - 1))
+		k++;
+	if (!k)
+		return;
+	memmove(ef->v, ef->v + k, (ef->nk + ef->nu - k) * sizeof(*ef->v));
+	memmove(ef->src, ef->src + k, (ef->nk + ef->nu - k) * sizeof(*ef->src));
+	ef->nk -= k;
+}
+
 void event_frames__release(struct event_frames *ef)
 {
 	free(ef->v);

@@ -105,6 +105,14 @@ int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid,
 int event_frames__add_inline(struct event_frames *ef, const struct report_frame *pool);
 
 /** event_frames__release() - free the frames. */
+/**
+ * event_frames__trim_plumbing() - once named, drop leading kernel frames of
+ * a tracepoint's iterator (__traceiter_*): the capture's fixed skip leaves
+ * one there on some stacks and not on others (the kernel's unwinder sees it
+ * or not), which would split one kernel stack in two.
+ */
+void event_frames__trim_plumbing(struct event_frames *ef);
+
 void event_frames__release(struct event_frames *ef);
 
 #endif

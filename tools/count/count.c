@@ -47,6 +47,7 @@ static const char doc[] =
 	"  stacktap count t:syscalls:sys_enter_getppid   # who calls getppid()\n"
 	"  stacktap count -p 185 -D 5 u:c:malloc         # malloc in PID 185 for 5 s\n"
 	"  stacktap count -p 185 ur:c:read               # who read() returned to\n"
+	"  stacktap count --cgroup /sys/fs/cgroup/a.slice u:c:malloc   # one cgroup\n"
 	"  stacktap count --lines -p 185 u:c:malloc      # with file:line of frames\n"
 	"  stacktap count --no-demangle -p 185 u:c:free  # C++/Rust names mangled\n"
 	"  stacktap count -d -P 't:sched:sched_process_*'   # per process, with --\n"

@@ -55,6 +55,7 @@ static const char doc[] =
 	"\nEXAMPLES:\n"
 	"  stacktap offcpu                     # every task until Ctrl-C\n"
 	"  stacktap offcpu -p 185 10           # one process, 10 seconds\n"
+	"  stacktap offcpu --cgroup /sys/fs/cgroup/a.slice 10   # one cgroup, 10 s\n"
 	"  stacktap offcpu -m 1000 --state D   # uninterruptible blocks of 1 ms or more\n"
 	"  stacktap offcpu -u -f -a 5 > out.folded   # user threads, flame graph in us\n"
 	"  stacktap offcpu --format flamegraph -o off.html 5   # flame graph, in us\n"
