@@ -95,7 +95,8 @@ static const struct argp_option common_options[] = {
 	{ NULL, 0, NULL, 0, "Run:", 3 },
 	{ "duration", 'D', "SECONDS", 0, "Stop after this long (fractions allowed)", 3 },
 	{ "verbose", 'v', NULL, 0, "Show addresses beside symbol names, source lines, and at "
-	  "exit the memory of the unwind tables (rows now, peak, freed; map sizes)", 3 },
+	  "exit the memory of the unwind tables (rows now, peak, freed; map sizes) and of the "
+	  "process registry (processes known, exited ones forgotten)", 3 },
 	{ "lines", OPT_LINES, NULL, 0, "Show each frame's source file and line (from DWARF)", 3 },
 	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0, "Show C++ and Rust names mangled, as the "
 	  "symbol tables have them", 3 },

@@ -195,6 +195,27 @@ static int profile_on_agg(void *ctx, const struct st_event *ev, const uint64_t *
 	return raw_stacks__merge(p->raw, ev, ips, count, count * (1000000000ull / p->hz));
 }
 
+/*
+ * Exited processes the registry is about to forget: their counts the
+ * kernel holds come in first, then their stacks are resolved while their
+ * mappings are known.
+ */
+static void profile_on_gone(void *ctx, const int *pids, size_t n)
+{
+	struct profile *p = ctx;
+	size_t i;
+	int err;
+
+	if (!p->raw)
+		return; /* not started yet: nothing held */
+	if (p->agg && (err = agg_reader__read(p->agg, profile_on_agg, p))) {
+		st_err("profile: reading the in-kernel counts: %s", strerror(-err));
+		p->err = err;
+	}
+	for (i = 0; i < n && !p->err; i++)
+		p->err = raw_stacks__settle(p->raw, pids[i]);
+}
+
 static void profile_print(struct profile *p)
 {
 	struct report *r = report__new((p->per_pid ? REPORT_BY_PID : 0) |
@@ -243,6 +264,7 @@ static int profile_run(struct profile *p)
 		.duration_ns = p->common.duration_ns,
 		.target_pid = p->common.pid ? p->common.pid : p->common.tid,
 		.on_event = profile_on_event,
+		.on_gone = profile_on_gone,
 		.ctx = p,
 	};
 	int err;
