@@ -54,6 +54,7 @@ struct session {
 	bool flushed;       /* replay: the recorded run gave up on its waiting events */
 	bool stop;
 	bool interrupted;
+	const uint64_t *ustops_replaced; /* [ST_USTOP_MAX] walks whose stack the copy replaced */
 	struct session_losses interval_base; /* the counts when the last interval was reported */
 };
 
@@ -454,16 +455,25 @@ static int session__losses(const struct session *s, struct session_losses *l)
 {
 	const struct joiner_stats *js = joiner__stats(s->joiner);
 	int err = session__stats(s, l->stats);
+	unsigned k;
 
 	if (!err)
 		err = session__sum(s, s->ustats_fd, ST_USTAT_MAX, l->ustats);
 	if (err)
 		return err;
+	for (k = 0; s->ustops_replaced && k < ST_USTOP_MAX; k++)
+		l->ustats[k] -= s->ustops_replaced[k] < l->ustats[k] ? s->ustops_replaced[k] :
+									  l->ustats[k];
 	memcpy(l->lost, js->lost, sizeof(l->lost));
 	l->duplicates = js->duplicates;
 	l->foreign = s->foreign;
 	l->deferred_events = js->held + js->late;
 	return 0;
+}
+
+void session__take_back_stops(struct session *s, const uint64_t *replaced)
+{
+	s->ustops_replaced = replaced;
 }
 
 void session__report_losses(const struct session *s)

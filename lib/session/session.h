@@ -36,6 +36,13 @@ struct session_opts {
 	void (*on_proc)(void *ctx, const struct st_proc_event *pe);
 	/* After each poll of the ring buffer: room for deferred work; may be NULL. */
 	void (*on_poll)(void *ctx);
+	/*
+	 * These processes exited a while ago and are about to be forgotten by
+	 * the process registry (lib/session/run.c): resolve now what the tool
+	 * holds of them (raw_stacks__settle()). NULL: the registry keeps every
+	 * exited process until the end.
+	 */
+	void (*on_gone)(void *ctx, const int *pids, size_t n);
 	void *ctx;
 	/*
 	 * The tool's events never carry a stack copy (offcpu: a block is sent at
@@ -91,6 +98,13 @@ bool session__interrupted(const struct session *s);
 
 /** session__stats() - the summed per-CPU counters. Return: 0 or -errno. */
 int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX]);
+
+/**
+ * session__take_back_stops() - walks the walker counted as stopped early whose
+ * user stack a copy's walk replaced, by enum st_ustop (ST_USTOP_MAX counts,
+ * kept by the caller and read at each report): the loss lines leave them out.
+ */
+void session__take_back_stops(struct session *s, const uint64_t *replaced);
 
 /**
  * session__report_losses() - one stderr line per nonzero loss reason over
