@@ -1,8 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A frame as one line of text. */
 #include <stdio.h>
+#include <string.h>
 
 #include "lib/out/frame_label.h"
+
+/* Appends @s to @buf at *@used as label__put("%s") does, without printf's cost. */
+static void label__str(char *buf, size_t len, size_t *used, const char *s)
+{
+	size_t n = strlen(s), room;
+
+	if (*used >= len)
+		return;
+	room = len - *used - 1;
+	memcpy(buf + *used, s, n < room ? n : room);
+	buf[*used + (n < room ? n : room)] = '\0';
+	*used += n;
+}
 
 /* Appends to @buf at *@used; stops quietly once @len is reached. */
 static void label__put(char *buf, size_t len, size_t *used, const char *fmt, const char *s,
@@ -28,7 +42,7 @@ const char *frame_label(const struct report_frame *f, const struct frame_label_o
 	buf[0] = '\0';
 	if (o->addrs && f->kind != REPORT_FRAME_MARK && f->kind != REPORT_FRAME_INLINE)
 		label__put(buf, len, &used, "%#llx ", NULL, f->addr);
-	label__put(buf, len, &used, "%s", f->name, 0);
+	label__str(buf, len, &used, f->name ? f->name : "(null)"); /* as printf showed it */
 	if (f->kind == REPORT_FRAME_KERNEL && f->module)
 		label__put(buf, len, &used, " [%s]", f->module, 0);
 	if (f->kind == REPORT_FRAME_INLINE && !o->no_inline_mark)

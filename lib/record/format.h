@@ -18,8 +18,13 @@
 
 #define REC_MAGIC "\x89STAP\r\n\x1a"
 #define REC_MAGIC_LEN 8
-/* A newer major cannot be read; a newer minor only adds entry types, which are skipped. */
-#define REC_VERSION_MAJOR 1
+/*
+ * A newer major cannot be read; a newer minor only adds entry types, which are skipped.
+ * 2.0: stack copies are kept as what their walks found (REC_COPY_WALK), not as bytes.
+ * A reader of 2.x reads 1.x too (REC_VERSION_MAJOR_MIN).
+ */
+#define REC_VERSION_MAJOR 2
+#define REC_VERSION_MAJOR_MIN 1
 #define REC_VERSION_MINOR 0
 #define REC_HEADER_SIZE 64
 
@@ -92,6 +97,7 @@ enum rec_type {
 	REC_END = 16,      /* struct rec_end */
 	REC_RING_UCOPY = 17, /* action: a deferred user stack with its stack copy right after
 			      * its frames (the ring record keeps it after 1024 slots) */
+	REC_COPY_WALK = 18, /* struct rec_copy_walk + frames: what one walk of a copy found (2.0) */
 	REC_TYPE_MAX,
 };
 
@@ -178,6 +184,20 @@ struct rec_kmod {
 	/* then "module\0" ("vmlinux" for the kernel) */
 };
 
+/*
+ * One walk of a stack copy (lib/unwind/copy_source.h), in the order of the
+ * walks: the frames it found and why it stopped. From 2.0 a ring record
+ * keeps its copy's st_ucopy (registers, length) but not its bytes; the
+ * replay answers each walk with these.
+ */
+struct rec_copy_walk {
+	uint32_t pid;
+	uint16_t n;      /* frames that follow, <= ST_MAX_USTACK of bpf/record.h */
+	uint16_t stop;   /* enum unwind_stop of lib/unwind/unwinder.h */
+	uint64_t sp;     /* the copy's st_ucopy.sp: whose walk this is */
+	/* then uint64_t frames[n], innermost first, with the walker's ST_FRAME_* marks */
+};
+
 /* rec_end.flags */
 #define REC_END_INTERRUPTED (1u << 0)
 
@@ -200,5 +220,6 @@ _Static_assert(sizeof(struct rec_vdso) == 24, "rec_vdso layout");
 _Static_assert(sizeof(struct rec_ksym) == 16, "rec_ksym layout");
 _Static_assert(sizeof(struct rec_kmod) == 24, "rec_kmod layout");
 _Static_assert(sizeof(struct rec_end) == 24, "rec_end layout");
+_Static_assert(sizeof(struct rec_copy_walk) == 16, "rec_copy_walk layout");
 
 #endif

@@ -88,9 +88,10 @@ static int reader__check_header(struct rec_reader *r, const uint8_t *h, size_t n
 		st_err("%s: header damaged (checksum mismatch)", r->name);
 		return -EBADMSG;
 	}
-	if (r->hdr.major != REC_VERSION_MAJOR) {
-		st_err("%s: recording format version %u.%u; this stacktap reads version %u.x%s",
-		       r->name, r->hdr.major, r->hdr.minor, REC_VERSION_MAJOR,
+	if (r->hdr.major < REC_VERSION_MAJOR_MIN || r->hdr.major > REC_VERSION_MAJOR) {
+		st_err("%s: recording format version %u.%u; this stacktap reads versions %u.x to "
+		       "%u.x%s", r->name, r->hdr.major, r->hdr.minor, REC_VERSION_MAJOR_MIN,
+		       REC_VERSION_MAJOR,
 		       r->hdr.major > REC_VERSION_MAJOR ? ": upgrade stacktap to report it" : "");
 		return -EPROTONOSUPPORT;
 	}

@@ -35,6 +35,7 @@
 #include "lib/sym/ksyms_source.h"
 #include "lib/sym/perf_map.h"
 #include "lib/sym/perf_map_src.h"
+#include "lib/unwind/copy_source.h"
 #include "lib/util/log.h"
 #include "lib/util/read_file.h"
 
@@ -382,8 +383,10 @@ static size_t rec__ring_len(const void *data, size_t size)
 }
 
 /*
- * A deferred user stack with a copy: its frames, then the copy, which the
- * ring record keeps after all 1024 frame slots. Return: 1 when it was one.
+ * A deferred user stack with a copy: its frames, then the copy's registers
+ * and length, which the ring record keeps after all 1024 frame slots; the
+ * copy's bytes are not kept, what its walks found is (rec__copy_walked).
+ * Return: 1 when it was one.
  */
 static int rec__ustack_copy(struct recorder *rc, const struct st_ustack *us, size_t size,
 			    int *err)
@@ -394,16 +397,35 @@ static int rec__ustack_copy(struct recorder *rc, const struct st_ustack *us, siz
 	if (size < at + sizeof(*c) || us->kind != ST_REC_USTACK || !(us->flags & ST_EV_UCOPY) ||
 	    us->udepth > ST_MAX_USTACK || c->len > size - at - sizeof(*c))
 		return 0;
-	*err = rec__put(rc, REC_RING_UCOPY, us, sizeof(*us) + us->udepth * 8ull, c,
-			sizeof(*c) + c->len);
+	*err = rec__put(rc, REC_RING_UCOPY, us, sizeof(*us) + us->udepth * 8ull, c, sizeof(*c));
 	return 1;
+}
+
+/* An event with a stack copy: kept up to the copy's registers and length, as above. */
+static size_t rec__event_len(const void *data, size_t size)
+{
+	const struct st_event *ev = data;
+	const struct st_ucopy *c;
+	size_t at;
+
+	if (size < sizeof(*ev) || ev->kind != ST_REC_EVENT || !(ev->flags & ST_EV_UCOPY) ||
+	    ev->kdepth > ST_MAX_KSTACK || ev->udepth > ST_MAX_USTACK)
+		return size;
+	at = sizeof(*ev) + (ev->kdepth + (size_t)ev->udepth) * 8;
+	c = (const void *)((const char *)data + at);
+	if (size < at + sizeof(*c) || c->len > size - at - sizeof(*c))
+		return size;
+	return at + sizeof(*c);
 }
 
 int recorder__ring(struct recorder *rc, const void *data, size_t size)
 {
+	size_t keep = rec__event_len(data, size);
 	int err = 0;
 
-	if (!rec__ustack_copy(rc, data, size, &err))
+	if (keep < size)
+		err = rec__put(rc, REC_RING, data, keep, NULL, 0);
+	else if (!rec__ustack_copy(rc, data, size, &err))
 		err = rec__put(rc, REC_RING, data, rec__ring_len(data, size), NULL, 0);
 
 	rc->records++;
@@ -571,6 +593,16 @@ void recorder__on_maps(void *ctx, int pid, const struct proc_map *maps, size_t n
 	}
 }
 
+/* --- the stack-copy door: what each walk of a copy found ------------------- */
+
+static void rec__copy_walked(void *ctx, int pid, const struct st_ucopy *c, const uint64_t *out,
+			     size_t n, enum unwind_stop stop)
+{
+	struct rec_copy_walk w = { .pid = pid, .n = n, .stop = stop, .sp = c->sp };
+
+	rec__put(ctx, REC_COPY_WALK, &w, sizeof(w), out, n * sizeof(*out));
+}
+
 /* --- lifecycle ------------------------------------------------------------- */
 
 static int rec__meta_add(char **buf, size_t *len, const char *key, const char *val)
@@ -687,6 +719,8 @@ struct recorder *recorder__new(const struct recorder_opts *o)
 		.read = rec__read, .task_alive = rec__task_alive, .open_mapped = rec__open_mapped,
 		.read_vdso = rec__read_vdso, .now = rec__now,
 		.ctx = rc });
+	copy_source_set(&(struct copy_source_ops){
+		.walked = rec__copy_walked, .ctx = rc });
 	return rc;
 err_close:
 	rec_writer__close(rc->w);
@@ -716,6 +750,7 @@ int recorder__close(struct recorder *rc)
 	if (!rc)
 		return 0;
 	proc_source_set(NULL);
+	copy_source_set(NULL);
 	active = NULL;
 	rec__keep_perf_maps(rc);
 	end.end_ns = clock_ns(CLOCK_REALTIME);

@@ -150,6 +150,7 @@ static const size_t side_min[REC_TYPE_MAX] = {
 	[REC_KMOD] = sizeof(struct rec_kmod) + 1,
 	[REC_STATS] = 8,
 	[REC_END] = sizeof(struct rec_end),
+	[REC_COPY_WALK] = sizeof(struct rec_copy_walk),
 };
 
 static int rp__stash(struct replay *rp, const struct rec_entry *e)
@@ -175,6 +176,16 @@ static int rp__stash(struct replay *rp, const struct rec_entry *e)
 	case REC_KMOD: return 0; /* kept in the file for tools that fetch modules by build ID */
 	case REC_STATS: return rp__stats(rp, e);
 	case REC_END: rp->ended = true; return 0;
+	case REC_COPY_WALK:
+		if (!rp->sparse_copies)
+			return rp__damage(rp, "stack copy walk"); /* 1.x keeps whole copies */
+		switch (rp_stash_copy_walk(rp, e->data, (const uint8_t *)e->data +
+					   sizeof(struct rec_copy_walk),
+					   e->len - sizeof(struct rec_copy_walk))) {
+		case 0: return 0;
+		case -ENOMEM: return -ENOMEM;
+		default: return rp__damage(rp, "stack copy walk");
+		}
 	default: return 0;
 	}
 }
@@ -185,14 +196,36 @@ static bool is_action(uint16_t type)
 	       type == REC_INTERVAL || type == REC_DRAIN || type == REC_FLUSH;
 }
 
+/*
+ * From 2.0 an event's stack copy is stored without its bytes: give the
+ * record its length back, as zeros: the copy door answers its walks.
+ */
+static size_t rp__event_len(const struct replay *rp, const struct rec_entry *e)
+{
+	const struct st_event *ev = e->data;
+	const struct st_ucopy *c;
+	size_t at;
+
+	if (!rp->sparse_copies || e->len < sizeof(*ev) || ev->kind != ST_REC_EVENT ||
+	    !(ev->flags & ST_EV_UCOPY) || ev->kdepth > ST_MAX_KSTACK || ev->udepth > ST_MAX_USTACK)
+		return e->len;
+	at = sizeof(*ev) + (ev->kdepth + (size_t)ev->udepth) * 8;
+	c = (const void *)((const char *)e->data + at);
+	if (e->len != at + sizeof(*c) || c->len > ST_COPY_MAX)
+		return e->len;
+	return at + sizeof(*c) + c->len;
+}
+
 /* A map record was stored without its unused path slots: give them back, as zeros. */
-static size_t rp__ring_len(const struct rec_entry *e)
+static size_t rp__ring_len(const struct replay *rp, const struct rec_entry *e)
 {
 	const struct st_proc_event *pe = e->data;
 
 	if (e->type == REC_RING && e->len >= offsetof(struct st_proc_event, comps) &&
 	    e->len < sizeof(*pe) && pe->kind == ST_REC_PROC && pe->what == ST_PROC_MAP)
 		return sizeof(*pe);
+	if (e->type == REC_RING)
+		return rp__event_len(rp, e);
 	return e->len;
 }
 
@@ -217,15 +250,19 @@ static int rp__hold_ucopy(struct replay *rp, const struct rec_entry *e)
 	size_t frames = sizeof(*us) + (e->len >= sizeof(*us) ? us->udepth * 8ull : 0);
 	size_t at = sizeof(*us) + ST_MAX_USTACK * 8ull;
 	const struct st_ucopy *c = (const void *)((const char *)e->data + frames);
+	/* From 2.0 the copy's bytes are not stored: what its walks found is (replay_copy.c). */
+	size_t stored = rp->sparse_copies ? 0 : (e->len >= frames + sizeof(*c) ? c->len : 0);
 
 	if (e->len < sizeof(*us) || us->udepth > ST_MAX_USTACK ||
-	    e->len < frames + sizeof(*c) || c->len != e->len - frames - sizeof(*c))
+	    e->len < frames + sizeof(*c) || stored != e->len - frames - sizeof(*c) ||
+	    c->len > ST_COPY_MAX)
 		return rp__damage(rp, "user stack copy");
 	if (rp__room(rp, at + sizeof(*c) + c->len))
 		return -ENOMEM;
 	memcpy(rp->next, us, frames);
 	memset(rp->next + frames, 0, at - frames);
-	memcpy(rp->next + at, c, sizeof(*c) + c->len);
+	memcpy(rp->next + at, c, sizeof(*c) + stored);
+	memset(rp->next + at + sizeof(*c) + stored, 0, c->len - stored);
 	rp->next_e = (struct rec_entry){ .type = REC_RING, .data = rp->next,
 					 .len = at + sizeof(*c) + c->len };
 	rp->have_next = true;
@@ -235,7 +272,7 @@ static int rp__hold_ucopy(struct replay *rp, const struct rec_entry *e)
 /* Copies the action just read, so reading on does not overwrite it. */
 static int rp__hold(struct replay *rp, const struct rec_entry *e)
 {
-	size_t len = rp__ring_len(e);
+	size_t len = rp__ring_len(rp, e);
 
 	if ((e->type == REC_TICK || e->type == REC_INTERVAL || e->type == REC_DRAIN) && e->len < 8)
 		return rp__damage(rp, "session mark");
@@ -385,6 +422,7 @@ struct replay *replay__open(const struct replay_opts *o, const void *buf, size_t
 	err = rp__check_wire(rp);
 	if (err)
 		goto err_free;
+	rp->sparse_copies = rec_reader__header(rp->rd)->major >= 2;
 	rp__read_ahead(rp);
 	if (!rp->meta || !replay__command(rp)) {
 		/* Damage has been said; a clean end this early is a cut between chunks. */
@@ -399,6 +437,7 @@ struct replay *replay__open(const struct replay_opts *o, const void *buf, size_t
 		rp->now = strtoull(replay__meta(rp, "start_monotonic_ns"), NULL, 10);
 	active = rp;
 	rp_source__install(rp);
+	rp_copy__install(rp);
 	return rp;
 err_free:
 	if (err == -ENOMEM)
@@ -465,6 +504,10 @@ void replay__report(struct replay *rp)
 			"%llu liveness questions (%llu for another thread)",
 			(unsigned long long)c->reads_missing, (unsigned long long)c->alive_missing,
 			(unsigned long long)c->alive_mismatch);
+	if (c->walks_missing || c->walks_mismatch)
+		st_info("report: %llu walks of stack copies the recording has no answer for (%llu "
+			"for another copy)", (unsigned long long)(c->walks_missing + c->walks_mismatch),
+			(unsigned long long)c->walks_mismatch);
 	if (c->unknown_types)
 		st_info("report: %llu entries of a newer format skipped",
 			(unsigned long long)c->unknown_types);
@@ -490,9 +533,11 @@ void replay__close(struct replay *rp)
 	if (active == rp) {
 		active = NULL;
 		rp_source__uninstall();
+		rp_copy__uninstall();
 	}
 	rec_reader__free(rp->rd);
 	rp_source__free(rp);
+	rp_copy__free(rp);
 	rp_files__free(rp);
 	free_list(rp->symfs);
 	free_list(rp->debug_dirs);

@@ -48,7 +48,11 @@ struct rp_counts {
 	uint64_t alive_mismatch;  /* the answer recorded was for another thread */
 	uint64_t no_identity;     /* mappings whose file the recording does not identify */
 	uint64_t unknown_types;   /* entries of a newer format minor, skipped */
+	uint64_t walks_missing;   /* walks of a stack copy the recording has no answer for */
+	uint64_t walks_mismatch;  /* the answer recorded was another copy's */
 };
+
+struct rp_walk;
 
 struct replay {
 	struct rec_reader *rd;
@@ -84,6 +88,9 @@ struct replay {
 	bool ended;
 	struct rp_counts counts;
 	uint64_t now;                 /* the latest time the recording has told of */
+	/* stack copies (replay_copy.c): from 2.0, what each walk found, not the bytes */
+	bool sparse_copies;
+	struct rp_walk *walk_head, *walk_tail;
 	/* progress */
 	uint64_t started_ns, shown_ns, actions;
 	bool shown;
@@ -98,6 +105,13 @@ int rp_stash_alive(struct replay *rp, const struct rec_alive *a);
 int rp_stash_ksym(struct replay *rp, uint64_t addr, const char *name, const char *module);
 int rp_stash_vdso(struct replay *rp, const struct rec_vdso *v, const void *image, size_t len);
 void rp_source__free(struct replay *rp);
+
+/* replay_copy.c */
+int rp_stash_copy_walk(struct replay *rp, const struct rec_copy_walk *cw, const void *frames,
+		       size_t len);
+void rp_copy__install(struct replay *rp);
+void rp_copy__uninstall(void);
+void rp_copy__free(struct replay *rp);
 
 /* replay_files.c */
 int rp_stash_file(struct replay *rp, const struct rec_file *f, const char *path);

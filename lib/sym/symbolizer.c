@@ -397,13 +397,80 @@ static int name__file_run(struct symbolizer *sz, struct name_ref *refs, size_t n
 	return err;
 }
 
+/* A distinct (file, offset) of a batch: its first frame, and the chain of the others. */
+struct name_group {
+	struct name_ref r;
+	uint32_t first;
+};
+
+static int name_group__cmp(const void *pa, const void *pb)
+{
+	return name_ref__cmp(&((const struct name_group *)pa)->r,
+			     &((const struct name_group *)pb)->r);
+}
+
+static uint64_t name_ref__hash(const struct name_ref *r)
+{
+	uint64_t h = ((uintptr_t)r->file ^ (r->key * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+
+	return h ^ (h >> 29);
+}
+
+/*
+ * Sorts @refs by (file, offset) by sorting only the distinct pairs: the
+ * stacks of a batch share most of their frames (a profile's 100k frames are
+ * some 10k addresses), and sorting every frame was a seventh of a report.
+ * Equal pairs end up together, as a sort of all of them leaves them.
+ */
+static int name__sort_refs(struct name_ref *refs, size_t n)
+{
+	size_t nb = 64, i, ng = 0, k = 0;
+	uint32_t *slot, *next, g, j;
+	struct name_group *grp;
+	struct name_ref *out;
+	int err = -ENOMEM;
+
+	while (nb < 2 * n)
+		nb *= 2;
+	slot = calloc(nb, sizeof(*slot));
+	next = malloc((n + 1) * sizeof(*next));
+	grp = malloc((n + 1) * sizeof(*grp));
+	out = malloc((n + 1) * sizeof(*out));
+	if (!slot || !next || !grp || !out || n >= UINT32_MAX)
+		goto out;
+	for (i = 0; i < n; i++) {
+		size_t h = name_ref__hash(&refs[i]) & (nb - 1);
+
+		while ((g = slot[h]) && (grp[g - 1].r.file != refs[i].file ||
+					 grp[g - 1].r.key != refs[i].key))
+			h = (h + 1) & (nb - 1);
+		if (!g) {
+			grp[ng] = (struct name_group){ .r = refs[i], .first = UINT32_MAX };
+			slot[h] = g = ++ng;
+		}
+		next[i] = grp[g - 1].first; /* the chain runs backwards: order among equals is free */
+		grp[g - 1].first = i;
+	}
+	qsort(grp, ng, sizeof(*grp), name_group__cmp);
+	for (i = 0; i < ng; i++)
+		for (j = grp[i].first; j != UINT32_MAX; j = next[j])
+			out[k++] = refs[j];
+	memcpy(refs, out, n * sizeof(*refs));
+	err = 0;
+out:
+	free(slot);
+	free(next);
+	free(grp);
+	free(out);
+	return err;
+}
+
 /* User frames, grouped by file and in offset order: one run per file. */
 static int name__user_batch(struct symbolizer *sz, struct name_ref *refs, size_t n)
 {
 	size_t i, j;
-	int err = 0;
+	int err = name__sort_refs(refs, n);
 
-	qsort(refs, n, sizeof(*refs), name_ref__cmp);
 	for (i = 0; i < n && !err; i = j) {
 		for (j = i + 1; j < n && refs[j].file == refs[i].file; j++)
 			;

@@ -10,6 +10,7 @@
 #include "lib/proc/maps.h"
 #include "lib/proc/source.h"
 #include "lib/stack/store.h"
+#include "lib/unwind/copy_source.h"
 #include "lib/unwind/copy_unwind.h"
 #include "lib/unwind/table.h"
 
@@ -171,6 +172,9 @@ enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const st
 	*n = 0;
 	if (!p)
 		return UNWIND_STOP_NO_MAPPING;
+	/* A report: the frames the recorded walk found, and no table built for them. */
+	if (copy_source_answer(pid, c, out, max, n, &stop))
+		return stop;
 	if (max > cu->cap) {
 		struct unwind_frame *f = realloc(cu->frames, max * sizeof(*f));
 
@@ -185,6 +189,7 @@ enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const st
 	for (i = 0; i < *n; i++)
 		out[i] = cu->frames[i].addr | (i && cu->frames[i].exact ? ST_FRAME_EXACT : 0) |
 			 (cu->frames[i].by_fp ? ST_FRAME_FP : 0);
+	copy_source_walked(pid, c, out, *n, stop);
 	return stop;
 }
 

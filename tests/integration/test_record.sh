@@ -160,6 +160,21 @@ expect_eq moved-offsets-exact "$(sed -n 's/^  \[unknown\] (chain+\(0x[0-9a-f]*\)
 	addr2line -f -e "$TMP/symfs/chain" | sed -n 'p;n' | tr '\n' ' ')" "leaf c b a main _start "
 expect_eq moved-says-why "$(grep -c "not found by its build ID.*bin/chain" "$TMP/moved.rep.err")" 1
 
+# A stack copy is kept as the frames its walk found live, not as stack bytes:
+# with the binary gone the report has no unwind table for it, yet prints the
+# whole chain (--unwind=copy: every stack a copy), the binary's frames by
+# file and offset; under --symfs, byte for byte what was printed live.
+cp "$W/chain_fp" "$TMP/bin/copychain"
+run_wl copygone "$TMP/bin/copychain" $N -- record --print -o "$TMP/copygone.data" count \
+	--unwind=copy -f -U -p @PID@ "u:$TMP/bin/copychain:leaf"
+mv "$TMP/bin/copychain" "$TMP/symfs/copychain"
+report copygone -i "$TMP/copygone.data" -f
+u="[unknown]_(copychain+OFF)"
+expect_eq copy-frames-without-file "$(sed -E 's/\+0x[0-9a-f]+\)/+OFF)/g' "$TMP/copygone.rep")" \
+	"copychain;$u;__libc_start_main;__libc_start_call_main;$u;$u;$u;$u;$u $N"
+report copygone-symfs -i "$TMP/copygone.data" -f --symfs "$TMP/symfs"
+expect_file_eq copy-frames-symfs-same "$TMP/copygone-symfs.rep" "$TMP/copygone.out"
+
 # 4. A different build at the same path: its build ID differs, so it is not
 #    used and the frames say so; the original under --symfs still names them.
 cp "$W/busy_fp" "$TMP/bin/chain"
@@ -234,15 +249,15 @@ for i in $(seq 1 60); do
 done
 expect_eq flipped-bytes "$bad" 0
 
-# A newer format version (major 2, header checksum made right): one line, exit 1.
+# A newer format version (major 3, header checksum made right): one line, exit 1.
 cp "$TMP/count.data" "$TMP/newer.data"
-printf '\x02\x00' | dd of="$TMP/newer.data" bs=1 seek=8 conv=notrunc status=none
+printf '\x03\x00' | dd of="$TMP/newer.data" bs=1 seek=8 conv=notrunc status=none
 # gzip's trailer holds the crc32 of what it compressed: the header's checksum.
 head -c 60 "$TMP/newer.data" | gzip -c | tail -c 8 | head -c 4 |
 	dd of="$TMP/newer.data" bs=1 seek=60 conv=notrunc status=none
 report newer -i "$TMP/newer.data"
 expect_eq newer-version "$(cat "$TMP/newer.rep.rc"):$(cat "$TMP/newer.rep.err")" \
-	"1:stacktap: $TMP/newer.data: recording format version 2.0; this stacktap reads version 1.x: upgrade stacktap to report it"
+	"1:stacktap: $TMP/newer.data: recording format version 3.0; this stacktap reads versions 1.x to 2.x: upgrade stacktap to report it"
 report notrec -i /etc/passwd
 expect_eq not-a-recording "$(cat "$TMP/notrec.rep.rc"):$(cat "$TMP/notrec.rep.err")" \
 	"1:stacktap: /etc/passwd: not a stacktap recording"
