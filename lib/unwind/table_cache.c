@@ -481,6 +481,13 @@ void table_cache__save(const struct table_key *key, const struct unwind_table *t
 	tc__trim(strrchr(path, '/') + 1);
 }
 
+void table_cache__stats(uint64_t *loaded, uint64_t *saved, uint64_t *damaged)
+{
+	*loaded = tc.loaded;
+	*saved = tc.saved;
+	*damaged = tc.damaged;
+}
+
 void table_cache__report(void)
 {
 	tc__on();

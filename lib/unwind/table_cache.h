@@ -4,6 +4,7 @@
 #define ST_UNWIND_TABLE_CACHE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "lib/unwind/table_file.h"
 
@@ -50,6 +51,9 @@ int table_cache__load(const struct table_key *key, struct unwind_table *t);
  * (read-only disk, full) is a --debug line only: the cache is an optimisation.
  */
 void table_cache__save(const struct table_key *key, const struct unwind_table *t);
+
+/** table_cache__stats() - tables loaded, built and saved, and damaged files met this run. */
+void table_cache__stats(uint64_t *loaded, uint64_t *saved, uint64_t *damaged);
 
 /**
  * table_cache__report() - one stderr line for -v: where the cache is and

@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,10 @@ struct tf_header {
 };
 
 _Static_assert(sizeof(struct tf_header) == 256, "the cache file header is 256 bytes");
+/* fuzz/fuzz_table_file.c finds the key at these offsets. */
+_Static_assert(offsetof(struct tf_header, id_len) == 28 && offsetof(struct tf_header, id) == 32 &&
+		       offsetof(struct tf_header, sig) == 56 && offsetof(struct tf_header, base) == 64,
+	       "the key's place in the header");
 _Static_assert(sizeof(struct unwind_row) == 8, "rows are 8 bytes on disk");
 _Static_assert(sizeof(struct unwind_span) == 12, "spans are 12 bytes on disk");
 
