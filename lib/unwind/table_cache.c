@@ -22,9 +22,10 @@
  * The key (the file name) is the build ID plus a hash of the table format,
  * the builder — this program's own build ID, so a stacktap whose table code
  * changed never reads an older one's rows — and the sources found: which
- * unwind sections the file has and the separate debug file it would take
- * .debug_frame from. A stripped and an unstripped copy share a build ID but
- * not their sections, and installing a debug file changes what is built.
+ * unwind sections the file has, Go's notes (with them .debug_frame is left
+ * out) and the separate debug file it would take .debug_frame from. A
+ * stripped and an unstripped copy share a build ID but not their sections,
+ * and installing a debug file changes what is built.
  *
  * Size: files beyond STACKTAP_CACHE_MAX_MB (default 256 MiB; node's table is
  * 3 MiB) are removed least recently used first after each save; a load
@@ -52,6 +53,8 @@
 
 #define TC_DEFAULT_MAX_MB 256
 #define TC_SUFFIX ".tab"
+/* No table is larger: the BPF row map holds at most 2^27 rows of 8 bytes (lib/session/cli.c). */
+#define TC_FILE_MAX (((uint64_t)1 << 27) * 8 + (1 << 20))
 /* A temporary file this old was left by a run that died between write and rename. */
 #define TC_STALE_TMP_SEC 600
 
@@ -260,6 +263,9 @@ int table_cache__key(struct elf_file *ef, const struct unwind_table *t, struct t
 	h = tc__hash_scn(h, elf, ".sframe");
 	h = tc__hash_scn(h, elf, ".eh_frame");
 	h = tc__hash_scn(h, elf, ".debug_frame");
+	/* Go's notes decide whether .debug_frame is read (sources.c): part of the sources too. */
+	h = tc__hash_scn(h, elf, ".note.go.buildid");
+	h = tc__hash_scn(h, elf, ".go.buildinfo");
 	h = tc__hash_debug(h, ef, elf);
 	memset(key, 0, sizeof(*key));
 	memcpy(key->id, t->id, t->id_len);
@@ -295,9 +301,8 @@ static int tc__slurp(int fd, void **out, size_t *len, char *why, size_t wl)
 		snprintf(why, wl, "not a regular file of ours");
 		return -EINVAL;
 	}
-	if ((uint64_t)st.st_size > tc.max_bytes) {
-		snprintf(why, wl, "%lld bytes, more than the whole cache may hold",
-			 (long long)st.st_size);
+	if ((uint64_t)st.st_size > TC_FILE_MAX) {
+		snprintf(why, wl, "%lld bytes, more than any table", (long long)st.st_size);
 		return -EINVAL;
 	}
 	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
@@ -457,6 +462,11 @@ void table_cache__save(const struct table_key *key, const struct unwind_table *t
 	if (tc.state != TC_ON || tc__path(key, path, sizeof(path)))
 		return;
 	buf = table_file__encode(t, key, &len);
+	if (buf && len > TC_FILE_MAX) {
+		free(buf);
+		buf = NULL;
+		errno = EFBIG; /* a reader would refuse it */
+	}
 	if (!buf) {
 		st_info("table cache: %s: not saved: %s", t->path, strerror(errno));
 		return;

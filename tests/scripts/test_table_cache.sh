@@ -8,7 +8,8 @@
 # 2. A damaged cache file (a flipped byte, cut short, another file's table under this
 #    file's name) is warned about once, ignored, and the table built again and saved over
 #    it: the run after loads it.
-# 3. Another file with another build ID at the same path never uses the first one's table.
+# 3. Another file with another build ID at the same path never uses the first one's table;
+#    nor does a copy with the same build ID but other unwind sections (stripped).
 # 4. The cache is off with --no-table-cache, an empty STACKTAP_CACHE_DIR, a HOME where no
 #    directory can be made, or a directory others may write; the table is still printed.
 #    Files beyond STACKTAP_CACHE_MAX_MB go, least recently used first.
@@ -124,6 +125,20 @@ ut prog-foreign "$P"
 expect_eq foreign-warned-once "$(warnings prog-foreign)" 1
 expect_eq foreign-why "$(grep -c 'the table of another build ID; ignored' "$TMP/prog-foreign.err")" 1
 expect_file_eq foreign-rows "$TMP/prog-foreign.txt" "$TMP/prog-b-built.txt"
+
+# The same build ID with other sources: a copy stripped of its .debug_frame has its own
+# table (only crt's .eh_frame), never the unstripped one's.
+DW=$O/workloads/qsort_chain_dwarf
+rm -rf "$C"
+ut dwarf-full "$DW"
+strip --strip-debug -o "$TMP/dwarf_stripped" "$DW"
+ut dwarf-stripped-built "$TMP/dwarf_stripped" --no-table-cache
+ut dwarf-stripped "$TMP/dwarf_stripped"
+expect_eq same-id-other-sources-built "$(cache_line dwarf-stripped)" "$(report 0 1 0)"
+expect_file_eq same-id-other-sources-rows "$TMP/dwarf-stripped.txt" "$TMP/dwarf-stripped-built.txt"
+expect_eq same-id-other-sources-id "$(sed -n 's/^build-id: //p' "$TMP/dwarf-stripped.txt")" \
+	"$(sed -n 's/^build-id: //p' "$TMP/dwarf-full.txt")"
+expect_eq same-id-other-sources-two-files "$(ls "$C"/unwind | wc -l)" 2
 
 # 4. Off, and bounded.
 rm -rf "$C"
