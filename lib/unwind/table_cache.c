@@ -68,6 +68,8 @@ static struct {
 	size_t builder_len;
 	uint64_t max_bytes;
 	uint64_t loaded, saved, damaged;
+	uint64_t total;   /* bytes of the cache's files, as last read plus what was saved since */
+	bool total_known;
 	bool warned;
 } tc;
 
@@ -428,23 +430,35 @@ static struct tc_entry *tc__list(DIR *d, size_t *n, uint64_t *total)
 	return v;
 }
 
-/* Least recently used files go until the rest fit the bound; @keep (just written) stays. */
-static void tc__trim(const char *keep)
+/*
+ * Least recently used files go until the rest fit the bound; @keep (just
+ * written, @size bytes) stays. The directory is read at the first save of a
+ * run, then only when the total known so far (plus what this run wrote) is
+ * over the bound: a system-wide start saves hundreds of tables.
+ */
+static void tc__trim(const char *keep, uint64_t size)
 {
-	DIR *d = opendir(tc.dir);
 	struct tc_entry *v;
 	uint64_t total;
 	size_t i, n;
+	DIR *d;
 
+	tc.total += size;
+	if (tc.total_known && tc.total <= tc.max_bytes)
+		return;
+	d = opendir(tc.dir);
 	if (!d)
 		return;
 	v = tc__list(d, &n, &total);
+	tc.total = total;
+	tc.total_known = v != NULL;
 	if (v && total > tc.max_bytes) {
 		qsort(v, n, sizeof(*v), tc__older);
 		for (i = 0; i < n && total > tc.max_bytes; i++) {
 			if (!strcmp(v[i].name, keep) || unlinkat(dirfd(d), v[i].name, 0))
 				continue;
 			total -= v[i].size;
+			tc.total = total;
 			st_info("table cache: %s/%s removed (least recently used)", tc.dir, v[i].name);
 		}
 	}
@@ -488,7 +502,7 @@ void table_cache__save(const struct table_key *key, const struct unwind_table *t
 	tc.saved++;
 	st_info("unwind: %s: table built (%zu rows) and saved to the cache (%s)", t->path,
 		t->rows.n, path);
-	tc__trim(strrchr(path, '/') + 1);
+	tc__trim(strrchr(path, '/') + 1, len);
 }
 
 void table_cache__stats(uint64_t *loaded, uint64_t *saved, uint64_t *damaged)

@@ -31,6 +31,9 @@ static const char ut_doc[] =
 	"caller's rbp is (same, undef, c+N = saved at CFA+N) and the source of the\n"
 	"row. The return address is at CFA-8.\n"
 	"\n"
+	"Tables are kept in a cache ($STACKTAP_CACHE_DIR, else ~/.cache/stacktap) keyed\n"
+	"by build ID; a later run, of this command or a tracer, loads them from there.\n"
+	"\n"
 	"EXAMPLES:\n"
 	"    stacktap unwind-table /usr/lib/x86_64-linux-gnu/libc.so.6\n"
 	"        whole table of libc\n"
@@ -39,10 +42,7 @@ static const char ut_doc[] =
 	"    stacktap unwind-table --addr 0x27290 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
 	"        the row that covers link-time address 0x27290\n"
 	"    stacktap unwind-table -v --no-table-cache /usr/bin/node > built.txt\n"
-	"        build the table afresh (not from the table cache), and say so\n"
-	"\n"
-	"Tables are kept in a cache ($STACKTAP_CACHE_DIR, else ~/.cache/stacktap) keyed\n"
-	"by build ID; a later run, of this command or a tracer, loads them from there.\n";
+	"        build the table afresh (not from the table cache), and say so\n";
 
 static const struct argp_option ut_opts[] = {
 	{ "addr", 'a', "ADDR", 0, "print only the row covering link-time address ADDR", 0 },
