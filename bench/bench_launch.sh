@@ -16,8 +16,14 @@
 # with the spread (lowest-highest) of "attached" beside it and the ratios of
 # the medians of "attached" to bpftrace and to bcc.
 #
-# Environment: O, ST (from bench/run.sh), BENCH_LAUNCH_REPS (5). A peer that
-# cannot run gets its reason in its row.
+# stacktap runs three ways: "stacktap" with its unwind table cache warm (a
+# cache of the bench's own, filled by one untimed run per target first),
+# "st-cold" with that cache emptied before every run (the first run on a
+# machine: tables built, then saved), and, when ST_MAIN names another
+# stacktap build (e.g. of main), "st-main" (whatever that build does).
+#
+# Environment: O, ST (from bench/run.sh), ST_MAIN, BENCH_LAUNCH_REPS (5). A
+# peer that cannot run gets its reason in its row.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 O=${O:-build}
@@ -30,7 +36,7 @@ BENCH_NAME=bench_launch
 . bench/lib.sh
 declare -A T B L REASON
 TARGETS=(system node python3)
-TOOLS=(stacktap bpftrace bcc)
+TOOLS=(stacktap st-cold ${ST_MAIN:+st-main} bpftrace bcc)
 NODE_PID='' PY_PID=''
 
 trap 'kill_jobs; wait 2>/dev/null; rm -rf "$TMP"' EXIT
@@ -52,7 +58,13 @@ tool_cmd() {
 	local pid=''
 	case $2 in node) pid=$NODE_PID ;; python3) pid=$PY_PID ;; esac
 	case $1 in
-	stacktap) CMD=("$ST" profile -F 99 ${pid:+-p "$pid"}) PAT='^(Sampling|Tracing)' ;;
+	stacktap) CMD=(env STACKTAP_CACHE_DIR="$TMP/warm" "$ST" profile -F 99 ${pid:+-p "$pid"})
+		PAT='^(Sampling|Tracing)' ;;
+	st-cold) rm -rf "$TMP/cold"
+		CMD=(env STACKTAP_CACHE_DIR="$TMP/cold" "$ST" profile -F 99 ${pid:+-p "$pid"})
+		PAT='^(Sampling|Tracing)' ;;
+	st-main) CMD=(env STACKTAP_CACHE_DIR="$TMP/main" "$ST_MAIN" profile -F 99 ${pid:+-p "$pid"})
+		PAT='^(Sampling|Tracing)' ;;
 	bcc) CMD=("$BCC" -F 99 ${pid:+-p "$pid"}) PAT='^Sampling' ;;
 	bpftrace) CMD=(bpftrace -e "profile:hz:99 ${pid:+/pid == $pid/ }{ @[kstack, ustack] = count(); }")
 		PAT='^Attaching' ;;
@@ -66,6 +78,11 @@ main() {
 	echo "$(date -u '+%F %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "launch to banner, profile -F 99; median of $REPS; node $(node --version 2>/dev/null)," \
 		"$(python3 --version 2>&1)"
+	for g in "${TARGETS[@]}"; do # fills the warm cache
+		[ -n "${REASON[$g]:-}" ] && continue
+		tool_cmd stacktap "$g"
+		bench/banner_time.py "$PAT" "${CMD[@]}" > /dev/null
+	done
 	for ((r = 1; r <= REPS; r++)); do
 		note "round $r/$REPS"
 		for g in "${TARGETS[@]}"; do
@@ -79,7 +96,7 @@ main() {
 				fail:*) REASON[$t.$g]="did not start: ${out#fail: }" ;;
 				*)
 					B[$t.$g]+="${out% *} " L[$t.$g]+="${out#* } "
-					if [ "$t" = stacktap ]; then T[$t.$g]+="${out% *} "; else T[$t.$g]+="${out#* } "; fi ;;
+					if [ "${t#st}" != "$t" ]; then T[$t.$g]+="${out% *} "; else T[$t.$g]+="${out#* } "; fi ;;
 				esac
 			done
 		done
@@ -101,7 +118,8 @@ main() {
 		done
 	done
 	echo "(seconds from exec: to the banner line, to the first wait in the main loop, and to"
-	echo "attached = stacktap's banner, the peers' first wait; -p PID of an idle node / python3)"
+	echo "attached = stacktap's banner, the peers' first wait; -p PID of an idle node / python3;"
+	echo "stacktap: table cache warm, st-cold: emptied before each run${ST_MAIN:+, st-main: $ST_MAIN})"
 	echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 	[ -n "${T[stacktap.system]:-}" ]
 }

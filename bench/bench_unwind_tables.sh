@@ -3,7 +3,7 @@
 # Unwind tables: time and max RSS to build the table of big libraries, vs readelf's frames-interp.
 #
 # For each file: rows, bytes (8 a row), coverage of executable sections, then the best
-# of RUNS wall times and the max RSS of `stacktap unwind-table --summary FILE` (parses
+# of RUNS wall times and the max RSS of `stacktap unwind-table --no-table-cache --summary FILE` (parses
 # every FDE through libdw and builds the table) and of `readelf --debug-dump=frames-interp
 # FILE > /dev/null` (decodes and prints the same rows), and their ratios.
 set -u
@@ -39,7 +39,7 @@ for f in $FILES; do
 	rows=$(sed -n 's/^rows: //p' "$TMP/sum")
 	bytes=$(sed -n 's/^bytes: //p' "$TMP/sum")
 	cover=$(sed -n 's/^coverage: \([0-9.]*%\).*/\1/p' "$TMP/sum")
-	read -r st_t st_m <<< "$(best "$ST" unwind-table --summary "$f")"
+	read -r st_t st_m <<< "$(best "$ST" unwind-table --no-table-cache --summary "$f")"
 	read -r rd_t rd_m <<< "$(best readelf --debug-dump=frames-interp "$f")"
 	awk -v f="$(basename "$f")" -v r="$rows" -v b="$bytes" -v c="$cover" -v st="$st_t" \
 		-v sm="$st_m" -v rt="$rd_t" -v rm="$rd_m" 'BEGIN {

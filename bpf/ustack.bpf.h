@@ -91,9 +91,13 @@
 /* glibc's __start_context: mov %rbx,%rsp; mov (%rsp),%rdi; 48 (of test %rdi,%rdi). */
 #define ST_START_CONTEXT 0x48243c8b48dc8948ull
 
-/* Sized by user space before load (--unwind-rows); written by batch updates. */
+/*
+ * Sized by user space before load (--unwind-rows); written through a window
+ * of it mapped for each write (lib/unwind/bpf_tables.c), hence mmapable.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1 << 21);
 	__type(key, __u32);
 	__type(value, struct unwind_row);

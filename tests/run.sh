@@ -24,6 +24,9 @@ RUN_DIR=$(mktemp -d /tmp/stacktap-check.XXXXXX)
 RESULTS=$RUN_DIR/results
 : > "$RESULTS"
 export RUN_DIR RESULTS
+# Tests never read or fill the user's own unwind table cache: each run starts
+# with an empty one of its own (removed with RUN_DIR).
+export STACKTAP_CACHE_DIR="$RUN_DIR/table-cache"
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 ONLY=${ONLY:-.}
 

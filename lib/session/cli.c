@@ -17,6 +17,7 @@
 #include "lib/session/cli.h"
 #include "lib/session/session.h"
 #include "lib/unwind/bpf_tables.h"
+#include "lib/unwind/table_cache.h"
 #include "lib/util/log.h"
 #include "lib/util/parse.h"
 
@@ -34,6 +35,7 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_LINES,
 	OPT_FAST_START,
+	OPT_NO_TABLE_CACHE,
 	OPT_CGROUP,
 };
 
@@ -89,14 +91,19 @@ static const struct argp_option common_options[] = {
 	  "Start tracing before the unwind tables are built: until they are, user stacks are "
 	  "copied and unwound in user space (which stops at signal frames, coroutines and "
 	  "return probes)", 2 },
+	{ "no-table-cache", OPT_NO_TABLE_CACHE, NULL, 0,
+	  "Build every unwind table, neither loading built ones from the cache nor saving "
+	  "them (the cache: $STACKTAP_CACHE_DIR, else ~/.cache/stacktap; an empty "
+	  "STACKTAP_CACHE_DIR also turns it off)", 2 },
 	{ "unwind-check", OPT_UNWIND_CHECK, NULL, 0,
 	  "Also copy each user stack, unwind it in user space and count events where the "
 	  "two walks differ (a self-test of the BPF walker)", 2 },
 	{ NULL, 0, NULL, 0, "Run:", 3 },
 	{ "duration", 'D', "SECONDS", 0, "Stop after this long (fractions allowed)", 3 },
 	{ "verbose", 'v', NULL, 0, "Show addresses beside symbol names, source lines, and at "
-	  "exit the memory of the unwind tables (rows now, peak, freed; map sizes) and of the "
-	  "process registry (processes known, exited ones forgotten)", 3 },
+	  "exit the memory of the unwind tables (rows now, peak, freed; map sizes), of the "
+	  "process registry (processes known, exited ones forgotten) and what the table cache "
+	  "did", 3 },
 	{ "lines", OPT_LINES, NULL, 0, "Show each frame's source file and line (from DWARF)", 3 },
 	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0, "Show C++ and Rust names mangled, as the "
 	  "symbol tables have them", 3 },
@@ -263,6 +270,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	case OPT_LINES: o->lines = true; break;
 	case OPT_NO_DEMANGLE: o->no_demangle = true; break;
 	case OPT_FAST_START: o->fast_start = true; break;
+	case OPT_NO_TABLE_CACHE: table_cache__disable(); break;
 	case 'o': o->output = arg; break;
 	case OPT_FORMAT: o->format_name = arg; break;
 	case OPT_RINGBUF:

@@ -17,6 +17,7 @@
 #include "lib/unwind/bpf_tables.h"
 #include "lib/unwind/copy_stage.h"
 #include "lib/unwind/copy_unwind.h"
+#include "lib/unwind/table_cache.h"
 #include "lib/util/machine.h"
 
 static int run__on_event(void *ctx, const struct st_event *ev, const uint64_t *ips)
@@ -344,6 +345,8 @@ void st_run__report(const struct st_run *r)
 		procs__report_memory(r->procs);
 	if (r->tables)
 		bpf_tables__report(r->tables, r->common->addrs || r->common->debug);
+	if ((r->tables || r->cu) && (r->common->addrs || r->common->debug))
+		table_cache__report();
 	if (r->copy)
 		copy_stage__report(r->copy);
 }

@@ -13,6 +13,7 @@
 #include "lib/elf/elf_cache.h"
 #include "lib/elf/elf_file.h"
 #include "lib/unwind/sources.h"
+#include "lib/unwind/table_cache.h"
 #include "lib/unwind/table.h"
 #include "lib/util/log.h"
 #include "lib/util/safe_open.h"
@@ -114,16 +115,29 @@ static void table__coverage(Elf *elf, struct unwind_table *t)
 	}
 }
 
+/* Rows from the on-disk cache when it has this file's, else built from the sources and saved. */
 static int table__fill(struct elf_file *ef, struct unwind_table *t)
 {
+	struct table_key key;
+	bool cacheable;
 	int err;
 
 	err = table__from_model(ef, t);
-	if (!err)
-		err = unwind_sources__read(ef, t);
-	if (!err)
-		table__coverage(elf_file__elf(ef), t);
-	return err;
+	if (err)
+		return err;
+	cacheable = !table_cache__key(ef, t, &key);
+	if (cacheable) {
+		err = table_cache__load(&key, t);
+		if (err != -ENOENT && err != -EINVAL)
+			return err; /* loaded, or out of memory */
+	}
+	err = unwind_sources__read(ef, t);
+	if (err)
+		return err;
+	table__coverage(elf_file__elf(ef), t);
+	if (cacheable)
+		table_cache__save(&key, t);
+	return 0;
 }
 
 static struct unwind_table *table__build_model(struct elf_file *ef)

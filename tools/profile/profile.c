@@ -59,6 +59,7 @@ static const char doc[] =
 	"  stacktap profile -P -f 5 > out.folded       # every process apart\n"
 	"  stacktap profile --lines -p 185 5   # with file:line of frames\n"
 	"  stacktap profile --fast-start -p 185 5   # attach now, unwind tables after\n"
+	"  stacktap profile --no-table-cache -p 185 5   # tables built, not cached\n"
 	"  stacktap profile --format flamegraph -o cpu.html 10   # flame graph page\n"
 	"  stacktap profile --format pprof -o cpu.pb.gz 10       # go tool pprof\n"
 	"  stacktap profile --format speedscope -o cpu.json 10   # for speedscope\n"

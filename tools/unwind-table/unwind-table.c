@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/unwind/table.h"
+#include "lib/unwind/table_cache.h"
 #include "lib/util/log.h"
 #include "lib/util/parse.h"
 
@@ -14,7 +15,10 @@ struct ut_env {
 	uint64_t addr;
 	bool have_addr;
 	bool quiet_rows; /* --summary: header only */
+	bool verbose;    /* -v: where the table came from, what the cache did */
 };
+
+enum { UT_OPT_NO_CACHE = 0x100 };
 
 static const char ut_doc[] =
 	"Print the compact unwind table stacktap builds for an ELF file, or the row\n"
@@ -27,17 +31,26 @@ static const char ut_doc[] =
 	"caller's rbp is (same, undef, c+N = saved at CFA+N) and the source of the\n"
 	"row. The return address is at CFA-8.\n"
 	"\n"
+	"Tables are kept in a cache ($STACKTAP_CACHE_DIR, else ~/.cache/stacktap) keyed\n"
+	"by build ID; a later run, of this command or a tracer, loads them from there.\n"
+	"\n"
 	"EXAMPLES:\n"
 	"    stacktap unwind-table /usr/lib/x86_64-linux-gnu/libc.so.6\n"
 	"        whole table of libc\n"
 	"    stacktap unwind-table --summary /usr/bin/python3\n"
 	"        sources, build ID, row count, coverage, unsupported rules\n"
 	"    stacktap unwind-table --addr 0x27290 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
-	"        the row that covers link-time address 0x27290\n";
+	"        the row that covers link-time address 0x27290\n"
+	"    stacktap unwind-table -v --no-table-cache /usr/bin/node > built.txt\n"
+	"        build the table afresh (not from the table cache), and say so\n";
 
 static const struct argp_option ut_opts[] = {
 	{ "addr", 'a', "ADDR", 0, "print only the row covering link-time address ADDR", 0 },
 	{ "summary", 's', NULL, 0, "print the header only, no rows", 0 },
+	{ "verbose", 'v', NULL, 0, "say on stderr whether the table was built or loaded from "
+	  "the table cache", 0 },
+	{ "no-table-cache", UT_OPT_NO_CACHE, NULL, 0, "build the table; neither load it from "
+	  "the table cache nor save it there", 0 },
 	{},
 };
 
@@ -53,6 +66,12 @@ static error_t ut_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 's':
 		env->quiet_rows = true;
+		break;
+	case 'v':
+		env->verbose = st_verbose = true;
+		break;
+	case UT_OPT_NO_CACHE:
+		table_cache__disable();
 		break;
 	case ARGP_KEY_ARG:
 		if (env->file)
@@ -203,5 +222,7 @@ int unwind_table_main(int argc, char **argv)
 		}
 	}
 	unwind_table__free(t);
+	if (env.verbose)
+		table_cache__report();
 	return ret;
 }
