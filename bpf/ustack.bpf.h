@@ -268,6 +268,30 @@ static __always_inline struct st_umap *st_find_map(struct st_uwalk_state *st,
 	return st_search_map(st, p, pc);
 }
 
+/*
+ * The page index narrows the search for row pc @rpc to the rows of its block
+ * (struct st_urow_ix): one slot read. A slot that does not fit the file's
+ * rows (never written so) leaves the search over all of them.
+ */
+static __always_inline void st_row_bounds(struct st_uwalk_state *st, const struct st_umap *m,
+					  __u64 rpc)
+{
+	const struct st_urow_ix *ix;
+	__u64 b = rpc >> (m->ix_shift & 31);
+	__u32 key, nrows = m->nrows;
+
+	if (b >= m->ix_blocks) {
+		ST_VOL(st->lo) = nrows; /* above every row: the last one covers it */
+		return;
+	}
+	key = m->ix_row + (__u32)b;
+	ix = bpf_map_lookup_elem(&st_urows, &key);
+	if (ix && ix->lo <= ix->hi && ix->hi <= nrows) {
+		ST_VOL(st->lo) = ix->lo;
+		ST_VOL(st->hi) = ix->hi;
+	}
+}
+
 /* The binary search behind st_find_row(), a call of its own as st_search_map(). */
 static __noinline struct unwind_row *st_search_row(struct st_uwalk_state *st,
 						   const struct st_umap *m, __u64 pc)
@@ -280,6 +304,8 @@ static __noinline struct unwind_row *st_search_row(struct st_uwalk_state *st,
 		return NULL;
 	ST_VOL(st->lo) = 0;
 	ST_VOL(st->hi) = m->nrows;
+	if (m->ix_blocks)
+		st_row_bounds(st, m, rpc);
 	for (i = 0; i < ST_UNW_ROW_STEPS; i++) {
 		__u32 lo = ST_VOL(st->lo), hi = ST_VOL(st->hi), mid;
 
