@@ -57,7 +57,7 @@ struct st_umap {
 
 struct st_uproc {
 	__u32 n;    /* mappings in use */
-	__u32 gen;  /* bumped by user space on every refresh, for debugging */
+	__u32 gen;  /* new at every load by user space, never 0: the walk cache keys on it */
 	struct st_umap maps[ST_UNW_MAX_MAPS];
 };
 

@@ -67,6 +67,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "bpf/record.h"
+#include "bpf/ucache.bpf.h"
 #include "bpf/unwind_maps.h"
 #include "bpf/unwind_row.h"
 
@@ -158,6 +159,7 @@ struct st_uwalk_state {
 	__u32 switched;   /* this step moved to another stack: its RA must be code */
 	__u32 bp_unknown; /* a row left the caller's rbp undefined: bp is no frame pointer */
 	__u32 fp_frames;  /* frames found by frame pointer (counted once per walk) */
+	__u32 logging;    /* the words read go to the walk cache's log (bpf/ucache.bpf.h) */
 };
 
 struct {
@@ -384,6 +386,8 @@ __noinline int st_switch(struct st_uwalk_state *st, __u64 cfa, __u32 why)
 
 	if (!st)
 		return 1;
+	if (st->logging)
+		st_ulog_off(); /* the task's mappings decide: no key holds them */
 	if (!st->stack_hi) {
 		if (!st_vma_of(st->sp, &v))
 			return st_ustop(st, why);
@@ -508,10 +512,14 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 		return 1;
 	if (st_uread(&buf[1], 8, cfa - 8, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
+	if (!faultable && st->logging)
+		st_ulog_words(cfa - 8, &buf[1], 1);
 	buf[0] = st->bp;
 	if (row->rbp == UNWIND_RBP_SAVED) {
 		if (st_uread(&buf[0], 8, cfa + (__s64)row->rbp_off * 8, faultable))
 			return st_ustop(st, ST_USTOP_READ_FAILED);
+		if (!faultable && st->logging)
+			st_ulog_words(cfa + (__s64)row->rbp_off * 8, &buf[0], 1);
 		bp_unknown = false;
 	} else if (row->rbp == UNWIND_RBP_UNDEFINED) {
 		buf[0] = 0;
@@ -531,6 +539,8 @@ static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, boo
 		return 1;
 	if (st_uread(buf, 16, st->bp, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
+	if (!faultable && st->logging)
+		st_ulog_words(st->bp, buf, 2);
 	st->fp_frames++;
 	return st_to_caller(st, st->bp + 16, buf[1], buf[0], false, ST_FRAME_FP);
 }
@@ -540,6 +550,8 @@ static __always_inline int st_entry_step(struct st_uwalk_state *st, __u64 *buf, 
 {
 	if (st_uread(buf, 8, st->sp, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
+	if (!faultable && st->logging)
+		st_ulog_words(st->sp, buf, 1);
 	return st_to_caller(st, st->sp + 8, buf[0], st->bp, st->bp_unknown, 0);
 }
 
@@ -555,6 +567,8 @@ static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, bool
 	/* rsp and rip are adjacent; rbp lies below them. */
 	if (st_uread(buf, 16, uc + UNWIND_SIG_RSP, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
+	if (!faultable && st->logging)
+		st_ulog_words(uc + UNWIND_SIG_RSP, buf, 2);
 	st_ustat_inc(ST_USTAT_SIGNAL_FRAMES);
 	if (st_up(st, buf[0], ST_USTOP_BAD_CFA))
 		return 1;
@@ -562,6 +576,8 @@ static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, bool
 	st->ip = buf[1];
 	if (st_uread(buf, 8, uc + UNWIND_SIG_RBP, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
+	if (!faultable && st->logging)
+		st_ulog_words(uc + UNWIND_SIG_RBP, buf, 1);
 	st->bp = buf[0];
 	st->bp_unknown = 0;
 	st->mark = ST_FRAME_EXACT;
@@ -617,6 +633,8 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 	 * or is no code at all (a return address read from a broken frame).
 	 */
 	if (!m) {
+		if (st->logging)
+			st_ulog_off(); /* not loaded yet, or no code: the task's mappings decide */
 		if (st->pc_off && !st_ra_is_code(st->ip)) {
 			*how = st_ustop(st, ST_USTOP_BAD_RA);
 			return NULL;
@@ -678,7 +696,11 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	 * frame by frame pointers).
 	 */
 	if (w->mode != ST_UNWIND_FP && how == 2 && frame0 == ST_FRAME0_NONE && st->pc_off) {
-		__u32 tramp = st_trampoline(st->ip, buf, faultable);
+		__u32 tramp;
+
+		if (st->logging)
+			st_ulog_off(); /* code bytes, which no key holds */
+		tramp = st_trampoline(st->ip, buf, faultable);
 
 		if (tramp == ST_TRAMP_SIGRETURN) {
 			st_mark_exact(w);
@@ -743,12 +765,67 @@ static __always_inline __u32 st_frame0_of(struct pt_regs *regs)
 }
 
 /*
+ * The walk cache (bpf/ucache.bpf.h) for a walk at the event from @w's
+ * start: Return: true when the task's last walk is this one (its frames are
+ * in @w->out, its result in @w->st); else false, with *@log set when this
+ * walk's words are logged to be kept.
+ */
+static __always_inline bool st_ucache_try(struct st_uwalk *w, struct task_struct *task,
+					  struct st_ucache_key *key, struct st_ucache **c,
+					  struct st_ulog **log)
+{
+	struct st_uwalk_state *st = w->st;
+
+	*c = NULL;
+	*log = NULL;
+	if (st->tramp || (w->mode != ST_UNWIND_FP && !w->proc))
+		return false; /* kernel state, or tables not loaded: never kept */
+	key->ip = st->ip;
+	key->sp = st->sp;
+	key->bp = st->bp;
+	key->mode = w->mode;
+	key->max = st->max;
+	key->frame0 = st->frame0;
+	key->gen = w->proc ? w->proc->gen : 0;
+	*c = st_ucache_of(task);
+	if (!*c)
+		return false;
+	if (st_ucache_hit(*c, key, w->out)) {
+		st->n = (*c)->n;
+		st->stop = (*c)->stop;
+		st->sp = (*c)->end_sp;
+		st->fp_frames = (*c)->fp_frames;
+		return true;
+	}
+	*log = st_ulog_start();
+	st->logging = *log != NULL;
+	return false;
+}
+
+/* Keep the walk just made in the task's cache entry, when it may be kept. */
+static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache_key *key,
+					   struct st_ucache *c, struct st_ulog *log)
+{
+	struct st_uwalk_state *st = w->st;
+	bool kept;
+
+	if (st->unknown || st->nleft)
+		log->ok = 0;
+	kept = st_ucache_put(c, key, log, w->out, st->n, st->stop, st->sp, st->fp_frames);
+	st_ulog_end(log);
+	st_ustat_inc(kept ? ST_USTAT_UCACHE_KEPT : ST_USTAT_UCACHE_UNKEPT);
+}
+
+/*
  * st_walk_user() - walk the current task's user stack from @regs into @out.
  * @pid: its process (the key of its unwind tables)
  * @max: frames wanted (<= ST_MAX_USTACK)
  * @mode: enum st_unwind_mode (FP, TABLE or AUTO)
  * @state: the walk's state in map memory; NULL for the per-CPU one (only
  *         when not @faultable: a faultable walk may sleep)
+ *
+ * A walk at the event (@state NULL) is first looked up in the task's walk
+ * cache (bpf/ucache.bpf.h), and kept there when it was made.
  *
  * Return: the finished walk's state (frames in ->n, why it ended in ->stop,
  * ->unknown, ->nleft), or NULL when there was no state to walk with, or no
@@ -762,6 +839,9 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct st_uwalk w = { .out = out };
+	struct st_ucache_key key = {};
+	struct st_ucache *c = NULL;
+	struct st_ulog *log = NULL;
 	__u32 slot = 0;
 
 	if (!task->mm)
@@ -786,10 +866,16 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 			st_ustat_inc(ST_USTAT_NO_PROC);
 		}
 	}
-	if (faultable)
-		bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb_faultable, &w, 0);
-	else
-		bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb, &w, 0);
+	if (!faultable && !state && st_ucache_try(&w, task, &key, &c, &log)) {
+		st_ustat_inc(ST_USTAT_UCACHE_HITS);
+	} else {
+		if (faultable)
+			bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb_faultable, &w, 0);
+		else
+			bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb, &w, 0);
+		if (!faultable && log)
+			st_ucache_keep(&w, &key, c, log);
+	}
 	st_ustat_inc(ST_USTAT_WALKS);
 	st_ustat_inc(w.st->stop);
 	st_ustat_add(ST_USTAT_FP_FRAMES, w.st->fp_frames);

@@ -63,6 +63,7 @@ struct bpf_tables {
 	size_t nidle, idle_cap;
 	uint64_t idle_rows;
 	struct bpf_tables_stats st;
+	uint32_t gen; /* of the last st_uprocs entry put */
 	bool warned_full;
 };
 
@@ -420,11 +421,18 @@ err_free:
 }
 
 /* Puts @p as @pid's entry, new or a refresh. */
-static int tables__put(struct bpf_tables *t, int pid, const struct st_uproc *p)
+static int tables__put(struct bpf_tables *t, int pid, struct st_uproc *p)
 {
 	__u32 key = pid;
 	int err;
 
+	/*
+	 * A new generation for every load: the BPF walk cache (bpf/ucache.bpf.h)
+	 * keeps a walk only as long as the tables it was made with.
+	 */
+	if (!++t->gen)
+		++t->gen;
+	p->gen = t->gen;
 	err = bpf_map_update_elem(t->procs_fd, &key, p, BPF_ANY);
 	if (err) {
 		t->st.procs_no_room++;
