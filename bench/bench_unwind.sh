@@ -10,7 +10,11 @@
 #
 # MODES picks the stacktap unwind modes (default: fp table copy auto, and
 # "auto 512"), DEPTHS the recursion depths (a stack is DEPTH + 4 frames deep;
-# default 6 26 96), MEMORY=0 leaves out the memory table.
+# default 6 26 96), MEMORY=0 leaves out the memory table. ALT=1 runs the loop
+# with -a: two callers in turn that differ only by return address, so every
+# walk misses stacktap's walk cache (bpf/ucache.bpf.h) and pays its upkeep;
+# the stack is one frame deeper (DEPTH + 5). Without it the loop calls from
+# one place, and every walk after the first is a cache hit.
 # ST_BEFORE, when given, is measured in the same runs (another build, e.g.
 # of the previous commit): its rows read "before". "auto 512" is auto with
 # the default depth limit (512), the other stacktap rows pass
@@ -37,6 +41,7 @@ RUNS=${RUNS:-5}
 MODES=${MODES:-fp table copy auto}
 DEPTHS=${DEPTHS:-6 26 96}
 MEMORY=${MEMORY:-1}
+ALT=${ALT:-0}
 TP_NAME=sys_enter_getpgrp
 LOOP=$O/bench/getppid_loop
 TMP=$(mktemp -d /tmp/stacktap-bench-unwind.XXXXXX)
@@ -80,7 +85,7 @@ tool_cmd() {
 one_run() {
 	local depth=$1 tool=$2 wpid spid= ids= i pat file
 	rm -f "$TMP/go"; mkfifo "$TMP/go"
-	"$LOOP" -d "$depth" -s getpgrp "$N" "$TMP/go" > "$TMP/w" &
+	"$LOOP" $([ "$ALT" = 1 ] && echo -a) -d "$depth" -s getpgrp "$N" "$TMP/go" > "$TMP/w" &
 	wpid=$!
 	until grep -q '^ready' "$TMP/w" 2>/dev/null; do sleep 0.02; done
 	if [ "$tool" != none ]; then
@@ -194,7 +199,7 @@ STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
 sysctl -qw kernel.bpf_stats_enabled=1 || STATS_WAS=
 set_tools
 echo "$(date -u '+%F %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)," \
-	"$N events per run, median of $RUNS"
+	"$N events per run, median of $RUNS$([ "$ALT" = 1 ] && echo ', -a: two callers in turn, one frame deeper')"
 cost_table
 ratio_table bpf
 ratio_table wall
