@@ -142,34 +142,26 @@ static __always_inline void st_ulog_off(void)
 		l->ok = 0;
 }
 
-/* @n words read at @addr into @buf. */
-static __always_inline void st_ulog_words(__u64 addr, const __u64 *buf, __u32 n)
+/* The word @val was read at @addr (into the walk's own log @l). */
+static __always_inline void st_ulog_word(struct st_ulog *l, __u64 addr, __u64 val)
 {
-	__u32 zero = 0, i, k;
-	struct st_ulog *l = bpf_map_lookup_elem(&st_ulogs, &zero);
+	__u32 k = l->n, i;
 
-	if (!l || !l->ok)
-		return;
-	if (addr & 7) {
+	if (k >= ST_UCACHE_WORDS || (addr & 7)) {
 		l->ok = 0;
 		return;
 	}
-	for (i = 0; i < 2; i++) {
-		if (i >= n)
-			break;
-		k = l->n;
-		if (k >= ST_UCACHE_WORDS) {
-			l->ok = 0;
-			return;
-		}
-		l->addr[k & (ST_UCACHE_WORDS - 1)] = addr + i * 8;
-		l->val[k & (ST_UCACHE_WORDS - 1)] = buf[i];
-		l->n = k + 1;
-	}
+	/* The mask kept from the compiler, which knows k < ST_UCACHE_WORDS: the verifier does not. */
+	i = k;
+	asm volatile("" : "+r"(i));
+	i &= ST_UCACHE_WORDS - 1;
+	l->addr[i] = addr;
+	l->val[i] = val;
+	l->n = k + 1;
 	if (addr < l->lo)
 		l->lo = addr;
-	if (addr + n * 8 > l->hi)
-		l->hi = addr + n * 8;
+	if (addr + 8 > l->hi)
+		l->hi = addr + 8;
 }
 
 /* Return: the current task's entry (made on first use), or NULL (no memory, nested storage use). */

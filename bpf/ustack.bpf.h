@@ -187,6 +187,7 @@ struct st_uwalk {
 	struct st_uwalk_state *st;
 	__u64 *out;            /* the first user slot of the record's ips[] */
 	struct st_uproc *proc; /* NULL: process unknown (or fp mode) */
+	struct st_ulog *log;   /* where the words read go for the walk cache; NULL: nowhere */
 	__u32 mode;            /* enum st_unwind_mode */
 };
 
@@ -492,7 +493,7 @@ static __always_inline int st_to_caller(struct st_uwalk_state *st, __u64 cfa, __
 
 /* The row rule: CFA from rsp/rbp, RA at CFA - 8, rbp per the row. */
 static __always_inline int st_row_step(struct st_uwalk_state *st, const struct unwind_row *row,
-				       __u64 *buf, bool faultable)
+				       __u64 *buf, struct st_ulog *log, bool faultable)
 {
 	bool bp_unknown = st->bp_unknown;
 	__u64 cfa;
@@ -512,14 +513,14 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 		return 1;
 	if (st_uread(&buf[1], 8, cfa - 8, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
-	if (!faultable && st->logging)
-		st_ulog_words(cfa - 8, &buf[1], 1);
+	if (!faultable && log)
+		st_ulog_word(log, cfa - 8, buf[1]);
 	buf[0] = st->bp;
 	if (row->rbp == UNWIND_RBP_SAVED) {
 		if (st_uread(&buf[0], 8, cfa + (__s64)row->rbp_off * 8, faultable))
 			return st_ustop(st, ST_USTOP_READ_FAILED);
-		if (!faultable && st->logging)
-			st_ulog_words(cfa + (__s64)row->rbp_off * 8, &buf[0], 1);
+		if (!faultable && log)
+			st_ulog_word(log, cfa + (__s64)row->rbp_off * 8, buf[0]);
 		bp_unknown = false;
 	} else if (row->rbp == UNWIND_RBP_UNDEFINED) {
 		buf[0] = 0;
@@ -529,7 +530,8 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 }
 
 /* The fp rule: [bp] is the caller's bp, [bp + 8] the return address. */
-static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, bool faultable)
+static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, struct st_ulog *log,
+				      bool faultable)
 {
 	if (st->bp_unknown)
 		return st_ustop(st, ST_USTOP_FP_END);
@@ -539,19 +541,22 @@ static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, boo
 		return 1;
 	if (st_uread(buf, 16, st->bp, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
-	if (!faultable && st->logging)
-		st_ulog_words(st->bp, buf, 2);
+	if (!faultable && log) {
+		st_ulog_word(log, st->bp, buf[0]);
+		st_ulog_word(log, st->bp + 8, buf[1]);
+	}
 	st->fp_frames++;
 	return st_to_caller(st, st->bp + 16, buf[1], buf[0], false, ST_FRAME_FP);
 }
 
 /* The entry rule (frame 0 on a uprobe at a function's first instruction): RA at [sp]. */
-static __always_inline int st_entry_step(struct st_uwalk_state *st, __u64 *buf, bool faultable)
+static __always_inline int st_entry_step(struct st_uwalk_state *st, __u64 *buf,
+					 struct st_ulog *log, bool faultable)
 {
 	if (st_uread(buf, 8, st->sp, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
-	if (!faultable && st->logging)
-		st_ulog_words(st->sp, buf, 1);
+	if (!faultable && log)
+		st_ulog_word(log, st->sp, buf[0]);
 	return st_to_caller(st, st->sp + 8, buf[0], st->bp, st->bp_unknown, 0);
 }
 
@@ -560,15 +565,18 @@ static __always_inline int st_entry_step(struct st_uwalk_state *st, __u64 *buf, 
  * returned into the trampoline); the interrupted registers are in its
  * uc_mcontext. The interrupted pc is exact.
  */
-static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, bool faultable)
+static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, struct st_ulog *log,
+				     bool faultable)
 {
 	__u64 uc = st->sp;
 
 	/* rsp and rip are adjacent; rbp lies below them. */
 	if (st_uread(buf, 16, uc + UNWIND_SIG_RSP, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
-	if (!faultable && st->logging)
-		st_ulog_words(uc + UNWIND_SIG_RSP, buf, 2);
+	if (!faultable && log) {
+		st_ulog_word(log, uc + UNWIND_SIG_RSP, buf[0]);
+		st_ulog_word(log, uc + UNWIND_SIG_RSP + 8, buf[1]);
+	}
 	st_ustat_inc(ST_USTAT_SIGNAL_FRAMES);
 	if (st_up(st, buf[0], ST_USTOP_BAD_CFA))
 		return 1;
@@ -576,8 +584,8 @@ static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, bool
 	st->ip = buf[1];
 	if (st_uread(buf, 8, uc + UNWIND_SIG_RBP, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
-	if (!faultable && st->logging)
-		st_ulog_words(uc + UNWIND_SIG_RBP, buf, 1);
+	if (!faultable && log)
+		st_ulog_word(log, uc + UNWIND_SIG_RBP, buf[0]);
 	st->bp = buf[0];
 	st->bp_unknown = 0;
 	st->mark = ST_FRAME_EXACT;
@@ -678,16 +686,16 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	st->n = n + 1;
 	st->frame0 = ST_FRAME0_NONE;
 	if (frame0 == ST_FRAME0_SIGRETURN)
-		return st_signal_step(st, buf, faultable);
+		return st_signal_step(st, buf, w->log, faultable);
 	row = st_row_of(w, st->ip - st->pc_off, &how);
 	if (how == 1)
 		return 1;
 	if (row && row->cfa == UNWIND_CFA_SIGNAL) {
 		st_mark_exact(w); /* the trampoline itself is named at its address */
-		return st_signal_step(st, buf, faultable);
+		return st_signal_step(st, buf, w->log, faultable);
 	}
 	if (row && row->cfa != UNWIND_CFA_NONE)
-		return st_row_step(st, row, buf, faultable);
+		return st_row_step(st, row, buf, w->log, faultable);
 	/*
 	 * A return address where a trampoline may hide (st_row_of()): it is told
 	 * by its code. Reading it costs as much as a frame-pointer step, so it is
@@ -704,7 +712,7 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 
 		if (tramp == ST_TRAMP_SIGRETURN) {
 			st_mark_exact(w);
-			return st_signal_step(st, buf, faultable);
+			return st_signal_step(st, buf, w->log, faultable);
 		}
 		if (tramp == ST_TRAMP_START_CONTEXT) {
 			st_mark_exact(w); /* entered at its first byte, by ret */
@@ -714,8 +722,8 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	if (w->mode == ST_UNWIND_TABLE)
 		return st_ustop(st, ST_USTOP_NO_TABLE);
 	if (frame0 == ST_FRAME0_ENTRY)
-		return st_entry_step(st, buf, faultable);
-	return st_fp_step(st, buf, faultable);
+		return st_entry_step(st, buf, w->log, faultable);
+	return st_fp_step(st, buf, w->log, faultable);
 }
 
 static int st_uwalk_cb(__u32 i, void *ctx)
@@ -869,6 +877,7 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 	if (!faultable && !state && st_ucache_try(&w, task, &key, &c, &log)) {
 		st_ustat_inc(ST_USTAT_UCACHE_HITS);
 	} else {
+		w.log = log;
 		if (faultable)
 			bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb_faultable, &w, 0);
 		else
