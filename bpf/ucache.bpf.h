@@ -23,8 +23,9 @@
  *    looked at any of these is not kept;
  *  - frame 0's rule (system call, sigreturn, uprobe at an entry) is in the key.
  * Only walks at the event (not faultable, the per-CPU state) use it: the
- * task itself is then the only reader and writer of its entry, and BPF
- * programs do not nest on a CPU (the log is per CPU; a guard makes sure).
+ * task itself is then the only reader and writer of its entry (a program
+ * nested in a walk finds the entry busy and leaves it alone), and task
+ * storage is not freed under a running program.
  *
  * Limits: walks of up to ST_UCACHE_FRAMES frames that read up to
  * ST_UCACHE_WORDS words within ST_UCACHE_REGION bytes are kept; others are
@@ -60,19 +61,30 @@ struct st_ucache_key {
 	__u32 gen;       /* the process's st_uprocs generation (0 in fp mode) */
 };
 
-/* A task's last walk. */
+/*
+ * A task's last walk. The walk under way logs the words it reads straight
+ * into its task's entry (busy meanwhile: a program nested in it leaves the
+ * entry alone), valid once the walk is whole and keepable.
+ */
 struct st_ucache {
 	struct st_ucache_key key;
-	__u32 valid;
+	__u32 busy, valid;
+	__u32 ok;                 /* the walk under way is still keepable */
 	__u32 n, stop, fp_frames; /* the walk's result */
 	__u32 nwords;
 	__u32 pad;
-	__u64 end_sp;            /* sp of the last frame, as the walk left it */
-	__u64 lo, hi;            /* the stack region the words lie in */
+	__u64 end_sp;             /* sp of the last frame, as the walk left it */
+	__u64 lo, hi;             /* the stack region the words lie in */
 	__u64 ips[ST_UCACHE_FRAMES];
 	__u16 offs[ST_UCACHE_WORDS]; /* word index from lo */
 	__u64 vals[ST_UCACHE_WORDS];
 };
+
+/*
+ * Bytes below the first sp a walk may read: a frame-pointer step reads at
+ * rbp, which may lie up to 15 bytes below sp (the walk checks rbp + 16 > sp).
+ */
+#define ST_UCACHE_BELOW 16
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -80,24 +92,6 @@ struct {
 	__type(key, int);
 	__type(value, struct st_ucache);
 } st_ucaches SEC(".maps");
-
-/* The words the walk under way read (absolute addresses), per CPU. */
-struct st_ulog {
-	__u32 busy; /* a walk on this CPU logs: a nested one must not */
-	__u32 ok;   /* still keepable */
-	__u32 n;
-	__u32 pad;
-	__u64 lo, hi;
-	__u64 addr[ST_UCACHE_WORDS];
-	__u64 val[ST_UCACHE_WORDS];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct st_ulog);
-} st_ulogs SEC(".maps");
 
 /* The stack region read at once to check a hit. */
 struct st_uregion {
@@ -110,59 +104,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct st_uregion);
 } st_uregions SEC(".maps");
-
-/* Return: the log of this CPU, emptied and owned, or NULL (nested: this walk is not kept). */
-static __always_inline struct st_ulog *st_ulog_start(void)
-{
-	__u32 zero = 0;
-	struct st_ulog *l = bpf_map_lookup_elem(&st_ulogs, &zero);
-
-	if (!l || l->busy)
-		return NULL;
-	l->busy = 1;
-	l->ok = 1;
-	l->n = 0;
-	l->lo = ~0ull;
-	l->hi = 0;
-	return l;
-}
-
-static __always_inline void st_ulog_end(struct st_ulog *l)
-{
-	l->busy = 0;
-}
-
-/* The walk did what a key cannot hold (see the top): it is not kept. */
-static __always_inline void st_ulog_off(void)
-{
-	__u32 zero = 0;
-	struct st_ulog *l = bpf_map_lookup_elem(&st_ulogs, &zero);
-
-	if (l)
-		l->ok = 0;
-}
-
-/* The word @val was read at @addr (into the walk's own log @l). */
-static __always_inline void st_ulog_word(struct st_ulog *l, __u64 addr, __u64 val)
-{
-	__u32 k = l->n, i;
-
-	if (k >= ST_UCACHE_WORDS || (addr & 7)) {
-		l->ok = 0;
-		return;
-	}
-	/* The mask kept from the compiler, which knows k < ST_UCACHE_WORDS: the verifier does not. */
-	i = k;
-	asm volatile("" : "+r"(i));
-	i &= ST_UCACHE_WORDS - 1;
-	l->addr[i] = addr;
-	l->val[i] = val;
-	l->n = k + 1;
-	if (addr < l->lo)
-		l->lo = addr;
-	if (addr + 8 > l->hi)
-		l->hi = addr + 8;
-}
 
 /* Return: the current task's entry (made on first use), or NULL (no memory, nested storage use). */
 static __always_inline struct st_ucache *st_ucache_of(struct task_struct *task)
@@ -208,42 +149,59 @@ static __noinline bool st_ucache_hit(struct st_ucache *c, const struct st_ucache
 	return true;
 }
 
-/*
- * Keep the walk just made from @k (frames in @out, words in @l) as @c's, or
- * forget @c's old one when this walk cannot be kept. Return: true when kept.
- * Inline: a call of its own could not take its eight arguments.
- */
-static __always_inline bool st_ucache_put(struct st_ucache *c, const struct st_ucache_key *k,
-				     const struct st_ulog *l, const __u64 *out, __u32 n, __u32 stop,
-				     __u64 end_sp, __u32 fp_frames)
+/* A walk from @k starts: it logs into @c from here (not valid until st_ucache_end()). */
+static __always_inline void st_ucache_begin(struct st_ucache *c, const struct st_ucache_key *k)
 {
-	__u32 i, nw;
-
-	if (!c || !k || !l || !out)
-		return false;
+	c->busy = 1;
 	c->valid = 0;
-	nw = l->n;
-	if (!l->ok || !n || n > ST_UCACHE_FRAMES || nw > ST_UCACHE_WORDS || !nw ||
-	    l->hi <= l->lo || l->hi - l->lo >= ST_UCACHE_REGION)
-		return false;
+	c->ok = 1;
+	c->nwords = 0;
 	c->key = *k;
-	c->n = n;
-	c->stop = stop;
-	c->fp_frames = fp_frames;
-	c->end_sp = end_sp;
-	c->lo = l->lo;
-	c->hi = l->hi;
-	c->nwords = nw;
-	for (i = 0; i < ST_UCACHE_WORDS; i++) {
-		if (i >= nw)
-			break;
-		c->offs[i] = (l->addr[i] - l->lo) >> 3;
-		c->vals[i] = l->val[i];
+	c->lo = (k->sp - ST_UCACHE_BELOW) & ~7ull;
+	c->hi = c->lo;
+}
+
+/* The word @val was read at @addr. */
+static __always_inline void st_ucache_word(struct st_ucache *c, __u64 addr, __u64 val)
+{
+	__u64 off = addr - c->lo;
+	__u32 k = c->nwords, i;
+
+	if (k >= ST_UCACHE_WORDS || (addr & 7) || off >= ST_UCACHE_REGION) {
+		c->ok = 0;
+		return;
 	}
-	if (bpf_probe_read_kernel(c->ips, (n & (2 * ST_UCACHE_FRAMES - 1)) * 8, out))
-		return false;
-	c->valid = 1;
-	return true;
+	/* The mask kept from the compiler, which knows k < ST_UCACHE_WORDS: the verifier does not. */
+	i = k;
+	asm volatile("" : "+r"(i));
+	i &= ST_UCACHE_WORDS - 1;
+	c->offs[i] = off >> 3;
+	c->vals[i] = val;
+	c->nwords = k + 1;
+	if (addr + 8 > c->hi)
+		c->hi = addr + 8;
+}
+
+/*
+ * The walk is over: keep it (frames in @out, @n of them) when it may be kept
+ * (@keep, and within the limits). Return: true when kept.
+ */
+static __always_inline bool st_ucache_end(struct st_ucache *c, bool keep, const __u64 *out,
+					  __u32 n, __u32 stop, __u64 end_sp, __u32 fp_frames)
+{
+	bool kept = false;
+
+	if (keep && c->ok && n && n <= ST_UCACHE_FRAMES && c->nwords && c->hi > c->lo &&
+	    !bpf_probe_read_kernel(c->ips, (n & (2 * ST_UCACHE_FRAMES - 1)) * 8, out)) {
+		c->n = n;
+		c->stop = stop;
+		c->fp_frames = fp_frames;
+		c->end_sp = end_sp;
+		c->valid = 1;
+		kept = true;
+	}
+	c->busy = 0;
+	return kept;
 }
 
 #endif

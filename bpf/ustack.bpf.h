@@ -159,7 +159,7 @@ struct st_uwalk_state {
 	__u32 switched;   /* this step moved to another stack: its RA must be code */
 	__u32 bp_unknown; /* a row left the caller's rbp undefined: bp is no frame pointer */
 	__u32 fp_frames;  /* frames found by frame pointer (counted once per walk) */
-	__u32 logging;    /* the words read go to the walk cache's log (bpf/ucache.bpf.h) */
+	__u32 logging;    /* the walk may be kept in the walk cache (bpf/ucache.bpf.h) */
 };
 
 struct {
@@ -187,7 +187,7 @@ struct st_uwalk {
 	struct st_uwalk_state *st;
 	__u64 *out;            /* the first user slot of the record's ips[] */
 	struct st_uproc *proc; /* NULL: process unknown (or fp mode) */
-	struct st_ulog *log;   /* where the words read go for the walk cache; NULL: nowhere */
+	struct st_ucache *log; /* the task's walk cache entry the words read go to; NULL: none */
 	__u32 mode;            /* enum st_unwind_mode */
 };
 
@@ -387,8 +387,7 @@ __noinline int st_switch(struct st_uwalk_state *st, __u64 cfa, __u32 why)
 
 	if (!st)
 		return 1;
-	if (st->logging)
-		st_ulog_off(); /* the task's mappings decide: no key holds them */
+	st->logging = 0; /* the task's mappings decide: no key holds them */
 	if (!st->stack_hi) {
 		if (!st_vma_of(st->sp, &v))
 			return st_ustop(st, why);
@@ -493,7 +492,7 @@ static __always_inline int st_to_caller(struct st_uwalk_state *st, __u64 cfa, __
 
 /* The row rule: CFA from rsp/rbp, RA at CFA - 8, rbp per the row. */
 static __always_inline int st_row_step(struct st_uwalk_state *st, const struct unwind_row *row,
-				       __u64 *buf, struct st_ulog *log, bool faultable)
+				       __u64 *buf, struct st_ucache *log, bool faultable)
 {
 	bool bp_unknown = st->bp_unknown;
 	__u64 cfa;
@@ -514,13 +513,13 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 	if (st_uread(&buf[1], 8, cfa - 8, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log)
-		st_ulog_word(log, cfa - 8, buf[1]);
+		st_ucache_word(log, cfa - 8, buf[1]);
 	buf[0] = st->bp;
 	if (row->rbp == UNWIND_RBP_SAVED) {
 		if (st_uread(&buf[0], 8, cfa + (__s64)row->rbp_off * 8, faultable))
 			return st_ustop(st, ST_USTOP_READ_FAILED);
 		if (!faultable && log)
-			st_ulog_word(log, cfa + (__s64)row->rbp_off * 8, buf[0]);
+			st_ucache_word(log, cfa + (__s64)row->rbp_off * 8, buf[0]);
 		bp_unknown = false;
 	} else if (row->rbp == UNWIND_RBP_UNDEFINED) {
 		buf[0] = 0;
@@ -530,7 +529,7 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 }
 
 /* The fp rule: [bp] is the caller's bp, [bp + 8] the return address. */
-static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, struct st_ulog *log,
+static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, struct st_ucache *log,
 				      bool faultable)
 {
 	if (st->bp_unknown)
@@ -542,8 +541,8 @@ static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, str
 	if (st_uread(buf, 16, st->bp, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log) {
-		st_ulog_word(log, st->bp, buf[0]);
-		st_ulog_word(log, st->bp + 8, buf[1]);
+		st_ucache_word(log, st->bp, buf[0]);
+		st_ucache_word(log, st->bp + 8, buf[1]);
 	}
 	st->fp_frames++;
 	return st_to_caller(st, st->bp + 16, buf[1], buf[0], false, ST_FRAME_FP);
@@ -551,12 +550,12 @@ static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, str
 
 /* The entry rule (frame 0 on a uprobe at a function's first instruction): RA at [sp]. */
 static __always_inline int st_entry_step(struct st_uwalk_state *st, __u64 *buf,
-					 struct st_ulog *log, bool faultable)
+					 struct st_ucache *log, bool faultable)
 {
 	if (st_uread(buf, 8, st->sp, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log)
-		st_ulog_word(log, st->sp, buf[0]);
+		st_ucache_word(log, st->sp, buf[0]);
 	return st_to_caller(st, st->sp + 8, buf[0], st->bp, st->bp_unknown, 0);
 }
 
@@ -565,7 +564,7 @@ static __always_inline int st_entry_step(struct st_uwalk_state *st, __u64 *buf,
  * returned into the trampoline); the interrupted registers are in its
  * uc_mcontext. The interrupted pc is exact.
  */
-static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, struct st_ulog *log,
+static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, struct st_ucache *log,
 				     bool faultable)
 {
 	__u64 uc = st->sp;
@@ -574,8 +573,8 @@ static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, stru
 	if (st_uread(buf, 16, uc + UNWIND_SIG_RSP, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log) {
-		st_ulog_word(log, uc + UNWIND_SIG_RSP, buf[0]);
-		st_ulog_word(log, uc + UNWIND_SIG_RSP + 8, buf[1]);
+		st_ucache_word(log, uc + UNWIND_SIG_RSP, buf[0]);
+		st_ucache_word(log, uc + UNWIND_SIG_RSP + 8, buf[1]);
 	}
 	st_ustat_inc(ST_USTAT_SIGNAL_FRAMES);
 	if (st_up(st, buf[0], ST_USTOP_BAD_CFA))
@@ -585,7 +584,7 @@ static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, stru
 	if (st_uread(buf, 8, uc + UNWIND_SIG_RBP, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log)
-		st_ulog_word(log, uc + UNWIND_SIG_RBP, buf[0]);
+		st_ucache_word(log, uc + UNWIND_SIG_RBP, buf[0]);
 	st->bp = buf[0];
 	st->bp_unknown = 0;
 	st->mark = ST_FRAME_EXACT;
@@ -641,8 +640,7 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 	 * or is no code at all (a return address read from a broken frame).
 	 */
 	if (!m) {
-		if (st->logging)
-			st_ulog_off(); /* not loaded yet, or no code: the task's mappings decide */
+		st->logging = 0; /* not loaded yet, or no code: the task's mappings decide */
 		if (st->pc_off && !st_ra_is_code(st->ip)) {
 			*how = st_ustop(st, ST_USTOP_BAD_RA);
 			return NULL;
@@ -706,8 +704,7 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	if (w->mode != ST_UNWIND_FP && how == 2 && frame0 == ST_FRAME0_NONE && st->pc_off) {
 		__u32 tramp;
 
-		if (st->logging)
-			st_ulog_off(); /* code bytes, which no key holds */
+		st->logging = 0; /* code bytes, which no key holds */
 		tramp = st_trampoline(st->ip, buf, faultable);
 
 		if (tramp == ST_TRAMP_SIGRETURN) {
@@ -774,54 +771,53 @@ static __always_inline __u32 st_frame0_of(struct pt_regs *regs)
 
 /*
  * The walk cache (bpf/ucache.bpf.h) for a walk at the event from @w's
- * start: Return: true when the task's last walk is this one (its frames are
- * in @w->out, its result in @w->st); else false, with *@log set when this
- * walk's words are logged to be kept.
+ * start. Return: the task's entry, NULL for none (not usable now); *@hit
+ * true when its walk is this one (its frames are then in @w->out, its result
+ * in @w->st), else the entry is taken to log this walk's words.
  */
-static __always_inline bool st_ucache_try(struct st_uwalk *w, struct task_struct *task,
-					  struct st_ucache_key *key, struct st_ucache **c,
-					  struct st_ulog **log)
+static __always_inline struct st_ucache *st_ucache_try(struct st_uwalk *w,
+						       struct task_struct *task, bool *hit)
 {
 	struct st_uwalk_state *st = w->st;
+	struct st_ucache_key key;
+	struct st_ucache *c;
 
-	*c = NULL;
-	*log = NULL;
+	*hit = false;
 	if (st->tramp || (w->mode != ST_UNWIND_FP && !w->proc))
-		return false; /* kernel state, or tables not loaded: never kept */
-	key->ip = st->ip;
-	key->sp = st->sp;
-	key->bp = st->bp;
-	key->mode = w->mode;
-	key->max = st->max;
-	key->frame0 = st->frame0;
-	key->gen = w->proc ? w->proc->gen : 0;
-	*c = st_ucache_of(task);
-	if (!*c)
-		return false;
-	if (st_ucache_hit(*c, key, w->out)) {
-		st->n = (*c)->n;
-		st->stop = (*c)->stop;
-		st->sp = (*c)->end_sp;
-		st->fp_frames = (*c)->fp_frames;
-		return true;
+		return NULL; /* kernel state, or tables not loaded: never kept */
+	key.ip = st->ip;
+	key.sp = st->sp;
+	key.bp = st->bp;
+	key.mode = w->mode;
+	key.max = st->max;
+	key.frame0 = st->frame0;
+	key.gen = w->proc ? w->proc->gen : 0;
+	c = st_ucache_of(task);
+	if (!c || c->busy)
+		return NULL;
+	if (st_ucache_hit(c, &key, w->out)) {
+		st->n = c->n;
+		st->stop = c->stop;
+		st->sp = c->end_sp;
+		st->fp_frames = c->fp_frames;
+		*hit = true;
+		return c;
 	}
-	*log = st_ulog_start();
-	st->logging = *log != NULL;
-	return false;
+	st_ucache_begin(c, &key);
+	st->logging = 1;
+	return c;
 }
 
-/* Keep the walk just made in the task's cache entry, when it may be kept. */
-static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache_key *key,
-					   struct st_ucache *c, struct st_ulog *log)
+/* Keep the walk just made in the task's entry @c, when it may be kept. */
+static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache *c)
 {
 	struct st_uwalk_state *st = w->st;
-	bool kept;
+	bool keep = st->logging && !st->unknown && !st->nleft;
 
-	if (st->unknown || st->nleft)
-		log->ok = 0;
-	kept = st_ucache_put(c, key, log, w->out, st->n, st->stop, st->sp, st->fp_frames);
-	st_ulog_end(log);
-	st_ustat_inc(kept ? ST_USTAT_UCACHE_KEPT : ST_USTAT_UCACHE_UNKEPT);
+	if (st_ucache_end(c, keep, w->out, st->n, st->stop, st->sp, st->fp_frames))
+		st_ustat_inc(ST_USTAT_UCACHE_KEPT);
+	else
+		st_ustat_inc(ST_USTAT_UCACHE_UNKEPT);
 }
 
 /*
@@ -847,10 +843,9 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct st_uwalk w = { .out = out };
-	struct st_ucache_key key = {};
 	struct st_ucache *c = NULL;
-	struct st_ulog *log = NULL;
 	__u32 slot = 0;
+	bool hit = false;
 
 	if (!task->mm)
 		return NULL;
@@ -874,16 +869,18 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 			st_ustat_inc(ST_USTAT_NO_PROC);
 		}
 	}
-	if (!faultable && !state && st_ucache_try(&w, task, &key, &c, &log)) {
+	if (!faultable && !state)
+		c = st_ucache_try(&w, task, &hit);
+	if (hit) {
 		st_ustat_inc(ST_USTAT_UCACHE_HITS);
 	} else {
-		w.log = log;
+		w.log = c;
 		if (faultable)
 			bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb_faultable, &w, 0);
 		else
 			bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb, &w, 0);
-		if (!faultable && log)
-			st_ucache_keep(&w, &key, c, log);
+		if (!faultable && c)
+			st_ucache_keep(&w, c);
 	}
 	st_ustat_inc(ST_USTAT_WALKS);
 	st_ustat_inc(w.st->stop);
