@@ -214,8 +214,7 @@ static void tables__place(struct bpf_tables *t, struct loaded_file *f)
 	}
 	if (page_index__build(ut->rows.rows, ut->rows.n, &ix))
 		memset(&ix, 0, sizeof(ix));
-	slots = (uint32_t)ut->rows.n + ix.nblocks;
-	if (ut->rows.n > t->file_cap || slots > t->file_cap) {
+	if (ut->rows.n > t->file_cap) {
 		/* Warned once; the summary at exit counts them all. */
 		if (!t->st.files_over_cap++)
 			st_warn("unwind: %s: %zu rows, more than a file may take (%u, a 1/%d share of "
@@ -223,7 +222,17 @@ static void tables__place(struct bpf_tables *t, struct loaded_file *f)
 				ut->path, ut->rows.n, t->file_cap, BPF_TABLES_FILE_SHARE);
 		goto out;
 	}
-	if (row_space__alloc(&t->space, slots, &f->first_row)) {
+	slots = (uint32_t)ut->rows.n + ix.nblocks;
+	if (slots > t->file_cap || row_space__alloc(&t->space, slots, &f->first_row)) {
+		/* No room for the index too: the rows alone, searched whole, beat frame pointers. */
+		page_index__release(&ix);
+		slots = (uint32_t)ut->rows.n;
+		if (!row_space__alloc(&t->space, slots, &f->first_row))
+			t->st.files_no_index++;
+		else
+			slots = 0;
+	}
+	if (!slots) {
 		t->st.files_no_room++;
 		if (!t->warned_full)
 			st_warn("unwind: row table full (%llu rows): %s and later files fall back to "
@@ -599,6 +608,10 @@ void bpf_tables__report(const struct bpf_tables *t, bool memory)
 	if (s->files_no_room)
 		fprintf(stderr, "stacktap: %llu files unwound by frame pointers: row table full\n",
 			(unsigned long long)s->files_no_room);
+	if (s->files_no_index)
+		fprintf(stderr, "stacktap: %llu files loaded without their page index: row table "
+				"full (their searches cover all their rows)\n",
+			(unsigned long long)s->files_no_index);
 	if (s->files_over_cap)
 		fprintf(stderr, "stacktap: %llu files unwound by frame pointers: over the per-file "
 				"cap of %u rows\n",

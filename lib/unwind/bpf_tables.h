@@ -42,6 +42,7 @@ struct bpf_tables_stats {
 	uint64_t rows_peak;      /* most rows in use at once */
 	uint64_t files;          /* files with rows loaded (now) */
 	uint64_t files_no_room;  /* files whose rows did not fit: frame pointers only */
+	uint64_t files_no_index; /* files whose rows fit without their page index: searched whole */
 	uint64_t files_over_cap; /* files over the per-file cap (rows_max / BPF_TABLES_FILE_SHARE) */
 	uint64_t files_no_table; /* files without any unwind information */
 	uint64_t files_freed;    /* files whose rows were freed: no live process maps them */
