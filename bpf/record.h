@@ -218,6 +218,7 @@ enum st_stat {
 	ST_STAT_AGG_FULL,       /* sent as a record: an aggregation map was full */
 	ST_STAT_AGG_COLLIDE,    /* sent as a record: another stack holds its hash */
 	ST_STAT_AGG_DEEP,       /* sent as a record: deeper than a stored stack holds */
+	ST_DROP_BLOCK_FULL,     /* offcpu: a switch-out not kept, its tasks-off-CPU table full */
 	ST_STAT_MAX,
 };
 

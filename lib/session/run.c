@@ -129,6 +129,8 @@ static void run__on_poll(void *ctx)
 	struct st_run *r = ctx;
 	uint64_t start = procs_now();
 
+	if (r->rec)
+		recorder__refresh(r->rec);
 	if (!r->tables)
 		return;
 	bpf_tables__end_lazy(r->tables);
@@ -177,6 +179,9 @@ static int run__copy_setup(struct st_run *r, const struct st_common_opts *common
 
 int st_run__prepare(const struct st_common_opts *common)
 {
+	/* From here on Ctrl-C stops the run cleanly, also while it loads: it is
+	 * seen at the run loop's first poll, so a recording is closed whole. */
+	session_install_signals();
 	st_libbpf_logging(common->debug);
 	/* A report loads nothing: it needs no privileges, no BTF, no tracefs. */
 	if (st_run_replaying())
@@ -287,6 +292,8 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	own.ctx = r;
 	own.rec = r->rec;
 	r->session = rp ? session__new_replay(rp, &own) : session__new(obj, &own);
+	if (r->session && r->copy)
+		session__take_back_stops(r->session, copy_stage__stats(r->copy)->replaced);
 	return r->session ? 0 : -errno;
 }
 

@@ -93,6 +93,13 @@ bool session__interrupted(const struct session *s);
 int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX]);
 
 /**
+ * session__take_back_stops() - walks the walker counted as stopped early whose
+ * user stack a copy's walk replaced, by enum st_ustop (ST_USTOP_MAX counts,
+ * kept by the caller and read at each report): the loss lines leave them out.
+ */
+void session__take_back_stops(struct session *s, const uint64_t *replaced);
+
+/**
  * session__report_losses() - one stderr line per nonzero loss reason over
  * the whole run, then how many deferred walks served how many events.
  */
@@ -118,7 +125,7 @@ void session__free(struct session *s);
  */
 int session_probe_deferred(char *why, size_t len);
 
-/** session_install_signals() - make SIGINT/SIGTERM stop the run loop. */
+/** session_install_signals() - make SIGINT/SIGTERM/SIGHUP stop the run loop (st_run__prepare() does). */
 void session_install_signals(void);
 
 #endif

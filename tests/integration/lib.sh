@@ -119,6 +119,31 @@ run_traced() {
 	echo $? > "$TMP/$name.rc"
 }
 
+# run_jit_container NAME EXE -- STACKTAP-ARGS...: workloads/jit_fp -m 3 copied to EXE
+# (outside /tmp, which the container's tmpfs hides; the caller removes it) and
+# run in its own pid and mount namespaces with its own /tmp, so its perf map is
+# /proc/PID/root/tmp/perf-1.map; stacktap traces it with @PID@ replaced by its
+# pid as we see it. Output in $TMP/NAME.{w,out,err}.
+run_jit_container() {
+	local name=$1 exe=$2 fifo=/dev/shm/stacktap-jitc-$$ upid wpid spid
+	shift 3
+	rm -f "$fifo"; mkfifo "$fifo"
+	cp "$W/jit_fp" "$exe"
+	unshare --pid --fork --mount --propagation private sh -c \
+		'mount -t tmpfs none /tmp && exec "$0" -m 3 "$1"' "$exe" "$fifo" > "$TMP/$name.w" &
+	upid=$!
+	ST_PIDS+=("$upid")
+	wait_for_line "$TMP/$name.w" '^ready' || { fail "$name" "workload not ready"; rm -f "$fifo"; return 1; }
+	wpid=$(pgrep -P "$upid" -f "^$exe")
+	"$ST" "${@//@PID@/$wpid}" > "$TMP/$name.out" 2> "$TMP/$name.err" &
+	spid=$!
+	ST_PIDS+=("$spid")
+	wait_for_line "$TMP/$name.err" '^Tracing' || { fail "$name" "tracer not attached"; rm -f "$fifo"; return 1; }
+	echo go > "$fifo"
+	wait "$upid" "$spid"
+	rm -f "$fifo"
+}
+
 stack_block() { # frames... count -> the text block count prints
 	local c=${!#}
 	for f in "${@:1:$#-1}"; do printf '  %s\n' "$f"; done

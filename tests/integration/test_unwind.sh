@@ -108,6 +108,13 @@ expect_eq deep-600-check "$(grep 'unwind check' "$TMP/deepcheck.err")" \
 run_traced dl "$W/dlchain" "$W/libdlchain.so" 5 -- count -U -p @PID@ "u:$W/dlchain:callback"
 expect_eq dlopen-chain "$(cat "$TMP/dl.out")" \
 	"$(stack_block callback lib_leaf lib_mid lib_entry run main $LIBC_START 5)"
+# Deferred, the walker meets the library before its table exists ("code not loaded
+# yet") and sends a stack copy; the copy's walk gives the whole chain, so no stack is
+# left counted as stopped early.
+run_traced dldef "$W/dlchain" "$W/libdlchain.so" 20 -- count --user-stacks=deferred -f -U \
+	-p @PID@ t:syscalls:sys_enter_getppid
+expect_eq dlopen-deferred-not-stopped "$(cat "$TMP/dldef.out") | $(grep -c 'stopped early' "$TMP/dldef.err")" \
+	"dlchain;_start;__libc_start_main;__libc_start_call_main;main;run;lib_entry;lib_mid;lib_leaf;callback 20 | 0"
 
 # JIT-like code (an anonymous executable page): no table, no frame pointer, no perf
 # map. Anonymous code has no file offset to name: it reads "[unknown] ([anon])", as

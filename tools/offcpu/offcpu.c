@@ -251,7 +251,6 @@ static int offcpu_run(struct offcpu *o)
 		}
 		fprintf(stderr, "Tracing off-CPU time (us)... Hit Ctrl-C to end.\n");
 	}
-	session_install_signals();
 	err = session__run(o->run.session);
 	bpf_link__destroy(o->link);
 	o->link = NULL;

@@ -291,7 +291,6 @@ static int profile_run(struct profile *p)
 		err = profile__attach(p);
 	if (err)
 		return 1;
-	session_install_signals();
 	if (!st_run_replaying())
 		fprintf(stderr, "Sampling at %llu Hz on %d %s... Hit Ctrl-C to end.\n",
 			(unsigned long long)p->hz, p->nlinks, st_plural(p->nlinks, "CPU", "CPUs"));
