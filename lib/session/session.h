@@ -36,6 +36,13 @@ struct session_opts {
 	void (*on_proc)(void *ctx, const struct st_proc_event *pe);
 	/* After each poll of the ring buffer: room for deferred work; may be NULL. */
 	void (*on_poll)(void *ctx);
+	/*
+	 * These processes exited a while ago and are about to be forgotten by
+	 * the process registry (lib/session/run.c): resolve now what the tool
+	 * holds of them (raw_stacks__settle()). NULL: the registry keeps every
+	 * exited process until the end.
+	 */
+	void (*on_gone)(void *ctx, const int *pids, size_t n);
 	void *ctx;
 	/*
 	 * The tool's events never carry a stack copy (offcpu: a block is sent at

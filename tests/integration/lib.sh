@@ -11,7 +11,21 @@ ST_PIDS=()
 st_cleanup() {
 	local p
 	for p in "${ST_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	[ -z "${RUN_CG:-}" ] || rmdir "$RUN_CG" 2>/dev/null
 	rm -rf "$TMP"
+}
+
+# run_cg_init: RUN_CG, a cgroup v2 directory of this test's own (empty when
+# cgroup v2 is not mounted). "${IN_RUN_CG[@]}" CMD ARGS... runs CMD as a
+# process of it from its start (the same pid: $! is CMD's), and a tracer given
+# ${RUN_CG:+--cgroup "$RUN_CG"} sees only such processes, whatever else the
+# machine runs meanwhile (this test run elsewhere, a benchmark's flood).
+run_cg_init() {
+	local cg2
+	cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+	RUN_CG=
+	[ -z "$cg2" ] || RUN_CG=$(mktemp -d "$cg2/stacktap-test.XXXXXX") || RUN_CG=
+	IN_RUN_CG=(sh -c '[ -z "$1" ] || echo $$ > "$1/cgroup.procs"; shift; exec "$@"' _ "$RUN_CG")
 }
 
 # pass NAME / fail NAME [details...]
