@@ -5,8 +5,16 @@
 # same syscall tracepoint in the same run; and the memory the BPF unwind maps
 # use for a python3 process and for a system-wide run.
 #
-#   O=build ST=build/stacktap [ST_BEFORE=old/stacktap] bash bench/bench_unwind.sh
+#   O=build ST=build/stacktap [ST_BEFORE=old/stacktap] [MODES="fp table"] \
+#       [DEPTHS="26 96"] [RUNS=5] [MEMORY=0] bash bench/bench_unwind.sh
 #
+# MODES picks the stacktap unwind modes (default: fp table copy auto, and
+# "auto 512"), DEPTHS the recursion depths (a stack is DEPTH + 4 frames deep;
+# default 6 26 96), MEMORY=0 leaves out the memory table. ALT=1 runs the loop
+# with -a: two callers in turn that differ only by return address, so every
+# walk misses stacktap's walk cache (bpf/ucache.bpf.h) and pays its upkeep;
+# the stack is one frame deeper (DEPTH + 5). Without it the loop calls from
+# one place, and every walk after the first is a cache hit.
 # ST_BEFORE, when given, is measured in the same runs (another build, e.g.
 # of the previous commit): its rows read "before". "auto 512" is auto with
 # the default depth limit (512), the other stacktap rows pass
@@ -29,7 +37,11 @@ O=${O:-build}
 ST=${ST:-$PWD/$O/stacktap}
 ST_BEFORE=${ST_BEFORE:-}
 N=${N:-200000}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
+MODES=${MODES:-fp table copy auto}
+DEPTHS=${DEPTHS:-6 26 96}
+MEMORY=${MEMORY:-1}
+ALT=${ALT:-0}
 TP_NAME=sys_enter_getpgrp
 LOOP=$O/bench/getppid_loop
 TMP=$(mktemp -d /tmp/stacktap-bench-unwind.XXXXXX)
@@ -73,7 +85,7 @@ tool_cmd() {
 one_run() {
 	local depth=$1 tool=$2 wpid spid= ids= i pat file
 	rm -f "$TMP/go"; mkfifo "$TMP/go"
-	"$LOOP" -d "$depth" -s getpgrp "$N" "$TMP/go" > "$TMP/w" &
+	"$LOOP" $([ "$ALT" = 1 ] && echo -a) -d "$depth" -s getpgrp "$N" "$TMP/go" > "$TMP/w" &
 	wpid=$!
 	until grep -q '^ready' "$TMP/w" 2>/dev/null; do sleep 0.02; done
 	if [ "$tool" != none ]; then
@@ -105,20 +117,20 @@ TOOLS=() LABELS=()
 add_tool() { TOOLS+=("$1"); LABELS+=("$2"); }
 set_tools() {
 	local m
-	for m in fp table copy auto; do
+	for m in $MODES; do
 		add_tool "$ST:$m:127" "$m"
 		[ -n "$ST_BEFORE" ] && add_tool "$ST_BEFORE:$m:127" "$m before"
 	done
-	add_tool "$ST:auto" "auto 512"
+	[[ " $MODES " == *" auto "* ]] && add_tool "$ST:auto" "auto 512"
 	command -v bpftrace > /dev/null && add_tool bpftrace "bpftrace ustack"
 }
 
 cost_table() {
 	local depth r t base k w b runs
 	printf '%-16s' "mode"
-	for depth in 6 26 96; do printf ' %9s %9s' "wall@$((depth + 4))" "bpf@$((depth + 4))"; done
+	for depth in $DEPTHS; do printf ' %9s %9s' "wall@$((depth + 4))" "bpf@$((depth + 4))"; done
 	printf '\n'
-	for depth in 6 26 96; do
+	for depth in $DEPTHS; do
 		declare -A raw_w=() raw_b=()
 		for ((r = 0; r < RUNS; r++)); do
 			raw_w[none]+="$(one_run "$depth" none | cut -d' ' -f1) "
@@ -137,26 +149,28 @@ cost_table() {
 	for k in "${!TOOLS[@]}"; do
 		t=${TOOLS[$k]}
 		printf '%-16s' "${LABELS[$k]}"
-		for depth in 6 26 96; do printf ' %9.0f %9.0f' "${WALL[$t,$depth]}" "${BPF[$t,$depth]}"; done
+		for depth in $DEPTHS; do printf ' %9.0f %9.0f' "${WALL[$t,$depth]}" "${BPF[$t,$depth]}"; done
 		printf '\n'
 	done
 	echo "(ns per event; wall: the loop's added ns/call, bpf: ns per run of the tracer's BPF programs)"
 }
 
-# Each stacktap row against bpftrace, by the BPF figure (the one load does not blur).
+# Each stacktap row against bpftrace: by the BPF figure (the one load blurs least) with
+# "bpf", by the loop's added wall time (the issue's "added ns/event") with "wall".
 ratio_table() {
-	local k t depth bt
+	local which=$1 k t depth bt v
 	command -v bpftrace > /dev/null || return 0
-	printf '%-16s' "bpf / bpftrace"
-	for depth in 6 26 96; do printf ' %9s' "@$((depth + 4))"; done
+	printf '%-16s' "$which / bpftrace"
+	for depth in $DEPTHS; do printf ' %9s' "@$((depth + 4))"; done
 	printf '\n'
 	for k in "${!TOOLS[@]}"; do
 		t=${TOOLS[$k]}
 		[ "$t" = bpftrace ] && continue
 		printf '%-16s' "${LABELS[$k]}"
-		for depth in 6 26 96; do
-			bt=${BPF[bpftrace,$depth]}
-			printf ' %9s' "$( [ "${bt:-0}" -gt 0 ] && echo "scale=2; ${BPF[$t,$depth]} / $bt" | bc -l || echo n/a)"
+		for depth in $DEPTHS; do
+			if [ "$which" = bpf ]; then bt=${BPF[bpftrace,$depth]} v=${BPF[$t,$depth]}
+			else bt=${WALL[bpftrace,$depth]} v=${WALL[$t,$depth]}; fi
+			printf ' %9s' "$(awk -v v="$v" -v b="$bt" 'BEGIN { if (b > 0) printf "%.2f", v / b; else print "n/a" }')"
 		done
 		printf '\n'
 	done
@@ -185,7 +199,8 @@ STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
 sysctl -qw kernel.bpf_stats_enabled=1 || STATS_WAS=
 set_tools
 echo "$(date -u '+%F %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)," \
-	"$N events per run, median of $RUNS"
+	"$N events per run, median of $RUNS$([ "$ALT" = 1 ] && echo ', -a: two callers in turn, one frame deeper')"
 cost_table
-ratio_table
-memory_table
+ratio_table bpf
+ratio_table wall
+[ "$MEMORY" = 0 ] || memory_table

@@ -3,12 +3,16 @@
  * The per-event cost workload of bench/bench_count.sh: a tight loop of raw
  * getppid() syscalls that times itself.
  *
- *   getppid_loop [-d DEPTH] [-s getpgrp] N [GO_FIFO]
+ *   getppid_loop [-d DEPTH] [-s getpgrp] [-a] N [GO_FIFO]
  *
  * With -d the loop runs DEPTH recursive calls deep, so every event carries a
  * user stack of DEPTH + 4 frames (bench/bench_unwind.sh). With -s getpgrp
  * it calls getpgrp() instead: a tracepoint other benchmarks running at the
- * same time do not fire, so its BPF programs run for this loop only.
+ * same time do not fire, so its BPF programs run for this loop only. With -a
+ * the syscall is reached through via_a() and via_b() in turn, two callers
+ * alike but for their return addresses: the registers at the syscall are
+ * the same every time and the stack is not, so an exact walk cache
+ * (bpf/ucache.bpf.h) never hits; the stack is one frame deeper.
  * Prints "ready PID" and flushes, then (with GO_FIFO) blocks until a byte can
  * be read from it, so a tracer can attach first; then issues N getppid()
  * syscalls and prints "ns/call X" (CLOCK_MONOTONIC around the loop only),
@@ -34,6 +38,7 @@
 
 static volatile long sink;
 static long loop_nr = SYS_getppid;
+static int alternate;
 
 NOINLINE void loop_once(void)
 {
@@ -45,12 +50,30 @@ NOINLINE void loop_once(void)
 	sink += r;
 }
 
+NOINLINE void via_a(void)
+{
+	loop_once();
+	sink += 1; /* not a tail call */
+}
+
+NOINLINE void via_b(void)
+{
+	loop_once();
+	sink += 2;
+}
+
 NOINLINE void run(long n)
 {
 	long i;
 
-	for (i = 0; i < n; i++)
-		loop_once();
+	for (i = 0; i < n; i++) {
+		if (!alternate)
+			loop_once();
+		else if (i & 1)
+			via_b();
+		else
+			via_a();
+	}
 }
 
 /* DEPTH frames of recursion above run(); not a tail call, so every level stays. */
@@ -83,6 +106,11 @@ int main(int argc, char **argv)
 	int depth = 0;
 	long n;
 
+	while (argc > 1 && !strcmp(argv[1], "-a")) {
+		alternate = 1;
+		argc--;
+		argv++;
+	}
 	while (argc > 2 && (!strcmp(argv[1], "-d") || !strcmp(argv[1], "-s"))) {
 		if (!strcmp(argv[1], "-d"))
 			depth = atoi(argv[2]);
@@ -94,7 +122,7 @@ int main(int argc, char **argv)
 		argv += 2;
 	}
 	if (argc < 2 || (n = atol(argv[1])) <= 0) {
-		fprintf(stderr, "usage: getppid_loop [-d DEPTH] [-s getpgrp] N [GO_FIFO]\n");
+		fprintf(stderr, "usage: getppid_loop [-a] [-d DEPTH] [-s getpgrp] N [GO_FIFO]\n");
 		return 2;
 	}
 	workload_ready_go(argc > 2 ? argv[2] : NULL);

@@ -175,6 +175,9 @@ enum st_ustat_extra {
 	ST_USTAT_SIGNAL_FRAMES,            /* signal frames crossed */
 	ST_USTAT_SWITCHES,                 /* moves to another stack */
 	ST_USTAT_URETPROBE,                /* uretprobe trampolines replaced by the real address */
+	ST_USTAT_UCACHE_HITS,              /* walks taken from the task's walk cache */
+	ST_USTAT_UCACHE_KEPT,              /* walks made and kept in it */
+	ST_USTAT_UCACHE_UNKEPT,            /* walks made that could not be kept (bpf/ucache.bpf.h) */
 	ST_USTAT_MAX,
 };
 

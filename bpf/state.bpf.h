@@ -6,7 +6,8 @@
  * The bottom of the header DAG (each compiles alone: `make bpf-headers`, part of `make check`):
  *
  *   state.bpf.h    config, ring buffer, scratch record, counters
- *   ustack.bpf.h   THE user-stack walker: table rows, frame pointers, signal frames
+ *   ucache.bpf.h   the exact walk cache: a task's last walk, reused when nothing it read changed
+ *   ustack.bpf.h   THE user-stack walker: table rows, frame pointers, signal frames  (ucache)
  *   ucopy.bpf.h    a copy of the user stack for user space to unwind   (state, ustack)
  *   deferred.bpf.h the cookie, the task_work request and its callback (state, ustack, ucopy)
  *   capture.bpf.h  the kernel stack and the sync-or-defer decision     (all of the above)

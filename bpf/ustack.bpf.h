@@ -67,6 +67,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "bpf/record.h"
+#include "bpf/ucache.bpf.h"
 #include "bpf/unwind_maps.h"
 #include "bpf/unwind_row.h"
 
@@ -162,6 +163,7 @@ struct st_uwalk_state {
 	__u32 switched;   /* this step moved to another stack: its RA must be code */
 	__u32 bp_unknown; /* a row left the caller's rbp undefined: bp is no frame pointer */
 	__u32 fp_frames;  /* frames found by frame pointer (counted once per walk) */
+	__u32 logging;    /* the walk may be kept in the walk cache (bpf/ucache.bpf.h) */
 };
 
 struct {
@@ -189,6 +191,7 @@ struct st_uwalk {
 	struct st_uwalk_state *st;
 	__u64 *out;            /* the first user slot of the record's ips[] */
 	struct st_uproc *proc; /* NULL: process unknown (or fp mode) */
+	struct st_ucache *log; /* the task's walk cache entry the words read go to; NULL: none */
 	__u32 mode;            /* enum st_unwind_mode */
 };
 
@@ -272,6 +275,30 @@ static __always_inline struct st_umap *st_find_map(struct st_uwalk_state *st,
 	return st_search_map(st, p, pc);
 }
 
+/*
+ * The page index narrows the search for row pc @rpc to the rows of its block
+ * (struct st_urow_ix): one slot read. A slot that does not fit the file's
+ * rows (never written so) leaves the search over all of them.
+ */
+static __always_inline void st_row_bounds(struct st_uwalk_state *st, const struct st_umap *m,
+					  __u64 rpc)
+{
+	const struct st_urow_ix *ix;
+	__u64 b = rpc >> (m->ix_shift & 31);
+	__u32 key, nrows = m->nrows;
+
+	if (b >= m->ix_blocks) {
+		ST_VOL(st->lo) = nrows; /* above every row: the last one covers it */
+		return;
+	}
+	key = m->ix_row + (__u32)b;
+	ix = bpf_map_lookup_elem(&st_urows, &key);
+	if (ix && ix->lo <= ix->hi && ix->hi <= nrows) {
+		ST_VOL(st->lo) = ix->lo;
+		ST_VOL(st->hi) = ix->hi;
+	}
+}
+
 /* The binary search behind st_find_row(), a call of its own as st_search_map(). */
 static __noinline struct unwind_row *st_search_row(struct st_uwalk_state *st,
 						   const struct st_umap *m, __u64 pc)
@@ -284,6 +311,8 @@ static __noinline struct unwind_row *st_search_row(struct st_uwalk_state *st,
 		return NULL;
 	ST_VOL(st->lo) = 0;
 	ST_VOL(st->hi) = m->nrows;
+	if (m->ix_blocks)
+		st_row_bounds(st, m, rpc);
 	for (i = 0; i < ST_UNW_ROW_STEPS; i++) {
 		__u32 lo = ST_VOL(st->lo), hi = ST_VOL(st->hi), mid;
 
@@ -362,6 +391,7 @@ __noinline int st_switch(struct st_uwalk_state *st, __u64 cfa, __u32 why)
 
 	if (!st)
 		return 1;
+	st->logging = 0; /* the task's mappings decide: no key holds them */
 	if (!st->stack_hi) {
 		if (!st_vma_of(st->sp, &v))
 			return st_ustop(st, why);
@@ -466,7 +496,7 @@ static __always_inline int st_to_caller(struct st_uwalk_state *st, __u64 cfa, __
 
 /* The row rule: CFA from rsp/rbp, RA at CFA - 8, rbp per the row. */
 static __always_inline int st_row_step(struct st_uwalk_state *st, const struct unwind_row *row,
-				       __u64 *buf, bool faultable)
+				       __u64 *buf, struct st_ucache *log, bool faultable)
 {
 	bool bp_unknown = st->bp_unknown;
 	__u64 cfa;
@@ -486,10 +516,14 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 		return 1;
 	if (st_uread(&buf[1], 8, cfa - 8, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
+	if (!faultable && log)
+		st_ucache_word(log, cfa - 8, buf[1]);
 	buf[0] = st->bp;
 	if (row->rbp == UNWIND_RBP_SAVED) {
 		if (st_uread(&buf[0], 8, cfa + (__s64)row->rbp_off * 8, faultable))
 			return st_ustop(st, ST_USTOP_READ_FAILED);
+		if (!faultable && log)
+			st_ucache_word(log, cfa + (__s64)row->rbp_off * 8, buf[0]);
 		bp_unknown = false;
 	} else if (row->rbp == UNWIND_RBP_UNDEFINED) {
 		buf[0] = 0;
@@ -499,7 +533,8 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 }
 
 /* The fp rule: [bp] is the caller's bp, [bp + 8] the return address. */
-static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, bool faultable)
+static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, struct st_ucache *log,
+				      bool faultable)
 {
 	if (st->bp_unknown)
 		return st_ustop(st, ST_USTOP_FP_END);
@@ -509,15 +544,22 @@ static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, boo
 		return 1;
 	if (st_uread(buf, 16, st->bp, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
+	if (!faultable && log) {
+		st_ucache_word(log, st->bp, buf[0]);
+		st_ucache_word(log, st->bp + 8, buf[1]);
+	}
 	st->fp_frames++;
 	return st_to_caller(st, st->bp + 16, buf[1], buf[0], false, ST_FRAME_FP);
 }
 
 /* The entry rule (frame 0 on a uprobe at a function's first instruction): RA at [sp]. */
-static __always_inline int st_entry_step(struct st_uwalk_state *st, __u64 *buf, bool faultable)
+static __always_inline int st_entry_step(struct st_uwalk_state *st, __u64 *buf,
+					 struct st_ucache *log, bool faultable)
 {
 	if (st_uread(buf, 8, st->sp, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
+	if (!faultable && log)
+		st_ucache_word(log, st->sp, buf[0]);
 	return st_to_caller(st, st->sp + 8, buf[0], st->bp, st->bp_unknown, 0);
 }
 
@@ -526,13 +568,18 @@ static __always_inline int st_entry_step(struct st_uwalk_state *st, __u64 *buf, 
  * returned into the trampoline); the interrupted registers are in its
  * uc_mcontext. The interrupted pc is exact.
  */
-static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, bool faultable)
+static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, struct st_ucache *log,
+				     bool faultable)
 {
 	__u64 uc = st->sp;
 
 	/* rsp and rip are adjacent; rbp lies below them. */
 	if (st_uread(buf, 16, uc + UNWIND_SIG_RSP, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
+	if (!faultable && log) {
+		st_ucache_word(log, uc + UNWIND_SIG_RSP, buf[0]);
+		st_ucache_word(log, uc + UNWIND_SIG_RSP + 8, buf[1]);
+	}
 	st_ustat_inc(ST_USTAT_SIGNAL_FRAMES);
 	if (st_up(st, buf[0], ST_USTOP_BAD_CFA))
 		return 1;
@@ -540,6 +587,8 @@ static __noinline int st_signal_step(struct st_uwalk_state *st, __u64 *buf, bool
 	st->ip = buf[1];
 	if (st_uread(buf, 8, uc + UNWIND_SIG_RBP, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
+	if (!faultable && log)
+		st_ucache_word(log, uc + UNWIND_SIG_RBP, buf[0]);
 	st->bp = buf[0];
 	st->bp_unknown = 0;
 	st->mark = ST_FRAME_EXACT;
@@ -595,6 +644,7 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 	 * or is no code at all (a return address read from a broken frame).
 	 */
 	if (!m) {
+		st->logging = 0; /* not loaded yet, or no code: the task's mappings decide */
 		if (st->pc_off && !st_ra_is_code(st->ip)) {
 			*how = st_ustop(st, ST_USTOP_BAD_RA);
 			return NULL;
@@ -638,16 +688,16 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	st->n = n + 1;
 	st->frame0 = ST_FRAME0_NONE;
 	if (frame0 == ST_FRAME0_SIGRETURN)
-		return st_signal_step(st, buf, faultable);
+		return st_signal_step(st, buf, w->log, faultable);
 	row = st_row_of(w, st->ip - st->pc_off, &how);
 	if (how == 1)
 		return 1;
 	if (row && row->cfa == UNWIND_CFA_SIGNAL) {
 		st_mark_exact(w); /* the trampoline itself is named at its address */
-		return st_signal_step(st, buf, faultable);
+		return st_signal_step(st, buf, w->log, faultable);
 	}
 	if (row && row->cfa != UNWIND_CFA_NONE)
-		return st_row_step(st, row, buf, faultable);
+		return st_row_step(st, row, buf, w->log, faultable);
 	/*
 	 * A return address where a trampoline may hide (st_row_of()): it is told
 	 * by its code. Reading it costs as much as a frame-pointer step, so it is
@@ -656,11 +706,14 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	 * frame by frame pointers).
 	 */
 	if (w->mode != ST_UNWIND_FP && how == 2 && frame0 == ST_FRAME0_NONE && st->pc_off) {
-		__u32 tramp = st_trampoline(st->ip, buf, faultable);
+		__u32 tramp;
+
+		st->logging = 0; /* code bytes, which no key holds */
+		tramp = st_trampoline(st->ip, buf, faultable);
 
 		if (tramp == ST_TRAMP_SIGRETURN) {
 			st_mark_exact(w);
-			return st_signal_step(st, buf, faultable);
+			return st_signal_step(st, buf, w->log, faultable);
 		}
 		if (tramp == ST_TRAMP_START_CONTEXT) {
 			st_mark_exact(w); /* entered at its first byte, by ret */
@@ -670,8 +723,8 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	if (w->mode == ST_UNWIND_TABLE)
 		return st_ustop(st, ST_USTOP_NO_TABLE);
 	if (frame0 == ST_FRAME0_ENTRY)
-		return st_entry_step(st, buf, faultable);
-	return st_fp_step(st, buf, faultable);
+		return st_entry_step(st, buf, w->log, faultable);
+	return st_fp_step(st, buf, w->log, faultable);
 }
 
 static int st_uwalk_cb(__u32 i, void *ctx)
@@ -721,12 +774,66 @@ static __always_inline __u32 st_frame0_of(struct pt_regs *regs)
 }
 
 /*
+ * The walk cache (bpf/ucache.bpf.h) for a walk at the event from @w's
+ * start. Return: the task's entry, NULL for none (not usable now); *@hit
+ * true when its walk is this one (its frames are then in @w->out, its result
+ * in @w->st), else the entry is taken to log this walk's words.
+ */
+static __always_inline struct st_ucache *st_ucache_try(struct st_uwalk *w,
+						       struct task_struct *task, bool *hit)
+{
+	struct st_uwalk_state *st = w->st;
+	struct st_ucache_key key;
+	struct st_ucache *c;
+
+	*hit = false;
+	if (st->tramp || (w->mode != ST_UNWIND_FP && !w->proc))
+		return NULL; /* kernel state, or tables not loaded: never kept */
+	key.ip = st->ip;
+	key.sp = st->sp;
+	key.bp = st->bp;
+	key.mode = w->mode;
+	key.max = st->max;
+	key.frame0 = st->frame0;
+	key.gen = w->proc ? w->proc->gen : 0;
+	c = st_ucache_of(task);
+	if (!c || c->busy)
+		return NULL;
+	if (st_ucache_hit(c, &key, w->out)) {
+		st->n = c->n;
+		st->stop = c->stop;
+		st->sp = c->end_sp;
+		st->fp_frames = c->fp_frames;
+		*hit = true;
+		return c;
+	}
+	st_ucache_begin(c, &key);
+	st->logging = 1;
+	return c;
+}
+
+/* Keep the walk just made in the task's entry @c, when it may be kept. */
+static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache *c)
+{
+	struct st_uwalk_state *st = w->st;
+	bool keep = st->logging && !st->unknown && !st->nleft;
+
+	if (st_ucache_end(c, keep, w->out, st->n, st->stop, st->sp, st->fp_frames))
+		st_ustat_inc(ST_USTAT_UCACHE_KEPT);
+	else
+		st_ustat_inc(ST_USTAT_UCACHE_UNKEPT);
+}
+
+/*
  * st_walk_user() - walk the current task's user stack from @regs into @out.
  * @pid: its process (the key of its unwind tables)
  * @max: frames wanted (<= ST_MAX_USTACK)
  * @mode: enum st_unwind_mode (FP, TABLE or AUTO)
  * @state: the walk's state in map memory; NULL for the per-CPU one (only
  *         when not @faultable: a faultable walk may sleep)
+ *
+ * A walk at the event (@state NULL) is first looked up in the task's walk
+ * cache (bpf/ucache.bpf.h), and kept there when it was made.
  *
  * Return: the finished walk's state (frames in ->n, why it ended in ->stop,
  * ->unknown, ->nleft), or NULL when there was no state to walk with, or no
@@ -740,7 +847,9 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct st_uwalk w = { .out = out };
+	struct st_ucache *c = NULL;
 	__u32 slot = 0;
+	bool hit = false;
 
 	if (!task->mm)
 		return NULL;
@@ -764,10 +873,19 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 			st_ustat_inc(ST_USTAT_NO_PROC);
 		}
 	}
-	if (faultable)
-		bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb_faultable, &w, 0);
-	else
-		bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb, &w, 0);
+	if (!faultable && !state)
+		c = st_ucache_try(&w, task, &hit);
+	if (hit) {
+		st_ustat_inc(ST_USTAT_UCACHE_HITS);
+	} else {
+		w.log = c;
+		if (faultable)
+			bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb_faultable, &w, 0);
+		else
+			bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb, &w, 0);
+		if (!faultable && c)
+			st_ucache_keep(&w, c);
+	}
 	st_ustat_inc(ST_USTAT_WALKS);
 	st_ustat_inc(w.st->stop);
 	st_ustat_add(ST_USTAT_FP_FRAMES, w.st->fp_frames);

@@ -15,6 +15,7 @@
 #include "bpf/unwind_maps.h"
 #include "lib/proc/maps.h"
 #include "lib/unwind/bpf_tables.h"
+#include "lib/unwind/page_index.h"
 #include "lib/unwind/row_space.h"
 #include "lib/unwind/table.h"
 #include "lib/util/htab.h"
@@ -22,12 +23,14 @@
 
 /*
  * Where one file's rows live in st_urows; nrows 0 = no rows (no table, no
- * room, over the cap). @users counts the live processes whose entry points
- * at it: at 0 its rows go back to the free space.
+ * room, over the cap). Its page index follows the rows in the same range:
+ * ix_blocks slots from first_row + nrows. @users counts the live processes
+ * whose entry points at it: at 0 its range goes back to the free space.
  */
 struct loaded_file {
 	const struct unwind_table *table;
 	uint32_t first_row, nrows;
+	uint32_t ix_blocks, ix_shift;
 	uint32_t users;
 };
 
@@ -62,6 +65,7 @@ struct bpf_tables {
 	size_t nidle, idle_cap;
 	uint64_t idle_rows;
 	struct bpf_tables_stats st;
+	uint32_t gen; /* of the last st_uprocs entry put */
 	bool warned_full;
 };
 
@@ -178,11 +182,14 @@ static void tables__unidle(struct bpf_tables *t, const struct unwind_table *ut)
  *
  * Return: 0, or -errno when the window cannot be mapped (then batch updates).
  */
-static int tables__write_mapped(struct bpf_tables *t, uint32_t first,
-				const struct unwind_row *rows, uint32_t n)
+/* Rows and page-index slots are both 8-byte entries of st_urows. */
+#define ROW_ENTRY_SIZE sizeof(struct unwind_row)
+_Static_assert(sizeof(struct st_urow_ix) == ROW_ENTRY_SIZE, "an index slot is one row entry");
+
+static int tables__write_mapped(struct bpf_tables *t, uint32_t first, const void *rows, uint32_t n)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t lo = (uint64_t)first * sizeof(*rows), hi = lo + (uint64_t)n * sizeof(*rows);
+	uint64_t lo = (uint64_t)first * ROW_ENTRY_SIZE, hi = lo + (uint64_t)n * ROW_ENTRY_SIZE;
 	uint64_t off = lo & ~(page - 1);
 	size_t len = (size_t)(((hi + page - 1) & ~(page - 1)) - off);
 	void *p;
@@ -190,13 +197,12 @@ static int tables__write_mapped(struct bpf_tables *t, uint32_t first,
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, t->rows_fd, (off_t)off);
 	if (p == MAP_FAILED)
 		return -errno;
-	memcpy((char *)p + (lo - off), rows, (size_t)n * sizeof(*rows));
+	memcpy((char *)p + (lo - off), rows, (size_t)n * ROW_ENTRY_SIZE);
 	munmap(p, len);
 	return 0;
 }
 
-static int tables__write_rows(struct bpf_tables *t, uint32_t first, const struct unwind_row *rows,
-			      uint32_t n)
+static int tables__write_rows(struct bpf_tables *t, uint32_t first, const void *rows, uint32_t n)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	uint32_t done, i, chunk;
@@ -216,7 +222,9 @@ static int tables__write_rows(struct bpf_tables *t, uint32_t first, const struct
 		for (i = 0; i < chunk; i++)
 			t->keys[i] = first + done + i;
 		count = chunk;
-		if (bpf_map_update_batch(t->rows_fd, t->keys, rows + done, &count, &opts)) {
+		if (bpf_map_update_batch(t->rows_fd, t->keys,
+					 (const char *)rows + (size_t)done * sizeof(struct unwind_row),
+					 &count, &opts)) {
 			st_err("unwind: cannot write %u rows into the row table: %s", chunk,
 			       strerror(errno));
 			return -errno;
@@ -225,42 +233,67 @@ static int tables__write_rows(struct bpf_tables *t, uint32_t first, const struct
 	return 0;
 }
 
-/* Where @ut's rows go: a range of st_urows, or none (counted by why). */
+/*
+ * Where @ut's rows and page index go: a range of st_urows, or none (counted
+ * by why). A file whose index cannot be built is loaded without one (its
+ * searches cover all its rows).
+ */
 static void tables__place(struct bpf_tables *t, struct loaded_file *f)
 {
 	const struct unwind_table *ut = f->table;
+	struct page_index ix;
+	uint32_t slots;
 
 	if (!ut->rows.n) {
 		t->st.files_no_table++;
 		return;
 	}
+	if (page_index__build(ut->rows.rows, ut->rows.n, &ix))
+		memset(&ix, 0, sizeof(ix));
 	if (ut->rows.n > t->file_cap) {
 		/* Warned once; the summary at exit counts them all. */
 		if (!t->st.files_over_cap++)
 			st_warn("unwind: %s: %zu rows, more than a file may take (%u, a 1/%d share of "
 				"--unwind-rows): frame pointers there",
 				ut->path, ut->rows.n, t->file_cap, BPF_TABLES_FILE_SHARE);
-		return;
+		goto out;
 	}
-	if (row_space__alloc(&t->space, (uint32_t)ut->rows.n, &f->first_row)) {
+	slots = (uint32_t)ut->rows.n + ix.nblocks;
+	if (slots > t->file_cap || row_space__alloc(&t->space, slots, &f->first_row)) {
+		/* No room for the index too: the rows alone, searched whole, beat frame pointers. */
+		page_index__release(&ix);
+		slots = (uint32_t)ut->rows.n;
+		if (!row_space__alloc(&t->space, slots, &f->first_row))
+			t->st.files_no_index++;
+		else
+			slots = 0;
+	}
+	if (!slots) {
 		t->st.files_no_room++;
 		if (!t->warned_full)
 			st_warn("unwind: row table full (%llu rows): %s and later files fall back to "
 				"frame pointers (raise --unwind-rows)",
 				(unsigned long long)t->st.rows_max, ut->path);
 		t->warned_full = true;
-		return;
+		goto out;
 	}
-	if (tables__write_rows(t, f->first_row, ut->rows.rows, (uint32_t)ut->rows.n)) {
-		row_space__free(&t->space, f->first_row, (uint32_t)ut->rows.n);
+	if (tables__write_rows(t, f->first_row, ut->rows.rows, (uint32_t)ut->rows.n) ||
+	    (ix.nblocks &&
+	     tables__write_rows(t, f->first_row + (uint32_t)ut->rows.n, ix.slots, ix.nblocks))) {
+		row_space__free(&t->space, f->first_row, slots);
 		t->st.files_no_room++;
-		return;
+		goto out;
 	}
 	f->nrows = (uint32_t)ut->rows.n;
+	f->ix_blocks = ix.nblocks;
+	f->ix_shift = ix.shift;
+	t->st.index_slots += ix.nblocks;
 	t->st.rows_used = t->space.used;
 	if (t->st.rows_used > t->st.rows_peak)
 		t->st.rows_peak = t->st.rows_used;
 	t->st.files++;
+out:
+	page_index__release(&ix);
 }
 
 /* The loaded file of @ut, its rows copied into st_urows the first time. */
@@ -294,8 +327,9 @@ static void tables__unuse(struct bpf_tables *t, const struct unwind_table *ut)
 	if (!f || (f->users && --f->users))
 		return;
 	if (f->nrows) {
-		if (!row_space__free(&t->space, f->first_row, f->nrows)) {
-			t->st.rows_freed += f->nrows;
+		if (!row_space__free(&t->space, f->first_row, f->nrows + f->ix_blocks)) {
+			t->st.rows_freed += f->nrows + f->ix_blocks;
+			t->st.index_slots -= f->ix_blocks;
 			t->st.files_freed++;
 			t->st.files--;
 		}
@@ -382,6 +416,9 @@ static bool tables__fill_map(struct bpf_tables *t, int pid, const struct proc_ma
 	um->bias = m->start - vaddr + ut->base;
 	um->first_row = f->first_row;
 	um->nrows = f->nrows;
+	um->ix_row = f->first_row + f->nrows;
+	um->ix_blocks = f->ix_blocks;
+	um->ix_shift = f->ix_shift;
 	return true;
 }
 
@@ -429,11 +466,18 @@ err_free:
 }
 
 /* Puts @p as @pid's entry, new or a refresh. */
-static int tables__put(struct bpf_tables *t, int pid, const struct st_uproc *p)
+static int tables__put(struct bpf_tables *t, int pid, struct st_uproc *p)
 {
 	__u32 key = pid;
 	int err;
 
+	/*
+	 * A new generation for every load: the BPF walk cache (bpf/ucache.bpf.h)
+	 * keeps a walk only as long as the tables it was made with.
+	 */
+	if (!++t->gen)
+		++t->gen;
+	p->gen = t->gen;
 	err = bpf_map_update_elem(t->procs_fd, &key, p, BPF_ANY);
 	if (err) {
 		t->st.procs_no_room++;
@@ -572,12 +616,13 @@ static void tables__report_memory(const struct bpf_tables *t)
 	const struct bpf_tables_stats *s = &t->st;
 
 	fprintf(stderr,
-		"stacktap: unwind tables: %llu files, %llu rows (%llu KiB) of %llu now, peak %llu; "
+		"stacktap: unwind tables: %llu files, %llu rows (%llu KiB; page indexes %llu of them) "
+		"of %llu now, peak %llu; "
 		"freed %llu files, %llu rows; %llu processes now, %llu loaded late with %llu "
 		"tables built for them; %zu tables idle (%llu rows), %llu released\n",
 		(unsigned long long)s->files, (unsigned long long)s->rows_used,
 		(unsigned long long)(s->rows_used * sizeof(struct unwind_row) / 1024),
-		(unsigned long long)s->rows_max, (unsigned long long)s->rows_peak,
+		(unsigned long long)s->index_slots, (unsigned long long)s->rows_max, (unsigned long long)s->rows_peak,
 		(unsigned long long)s->files_freed, (unsigned long long)s->rows_freed,
 		(unsigned long long)s->procs, (unsigned long long)s->procs_served,
 		(unsigned long long)s->built_later, t->nidle, (unsigned long long)t->idle_rows,
@@ -599,6 +644,10 @@ void bpf_tables__report(const struct bpf_tables *t, bool memory)
 	if (s->files_no_room)
 		fprintf(stderr, "stacktap: %llu files unwound by frame pointers: row table full\n",
 			(unsigned long long)s->files_no_room);
+	if (s->files_no_index)
+		fprintf(stderr, "stacktap: %llu files loaded without their page index: row table "
+				"full (their searches cover all their rows)\n",
+			(unsigned long long)s->files_no_index);
 	if (s->files_over_cap)
 		fprintf(stderr, "stacktap: %llu files unwound by frame pointers: over the per-file "
 				"cap of %u rows\n",

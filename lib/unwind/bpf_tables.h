@@ -37,10 +37,12 @@ struct bpf_tables;
 #define BPF_TABLES_IDLE_ROWS (1u << 20)
 
 struct bpf_tables_stats {
-	uint64_t rows_used, rows_max;
+	uint64_t rows_used, rows_max; /* slots of st_urows: rows and page indexes */
+	uint64_t index_slots;         /* of rows_used, slots of page indexes */
 	uint64_t rows_peak;      /* most rows in use at once */
 	uint64_t files;          /* files with rows loaded (now) */
 	uint64_t files_no_room;  /* files whose rows did not fit: frame pointers only */
+	uint64_t files_no_index; /* files whose rows fit without their page index: searched whole */
 	uint64_t files_over_cap; /* files over the per-file cap (rows_max / BPF_TABLES_FILE_SHARE) */
 	uint64_t files_no_table; /* files without any unwind information */
 	uint64_t files_freed;    /* files whose rows were freed: no live process maps them */

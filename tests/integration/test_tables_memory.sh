@@ -13,7 +13,8 @@ CHAIN="callback lib_leaf lib_mid lib_entry run main $LIBC_START"
 cp "$W/dlchain" "$TMP/dlchain"
 cp "$W/libdlchain.so" "$TMP/libprivate.so"
 
-rows_of() { "$ST" unwind-table -s "$1" | awk '/^rows:/{print $2}'; }
+# Slots a file takes in the row table: its rows and its page index's blocks.
+rows_of() { "$ST" unwind-table -s "$1" | awk '/^rows:/{r = $2} /^page-index:/{b = $2} END {print r + b}'; }
 
 # The vDSO has a table too (its own .eh_frame): its image, read from the process.
 vdso_rows() {
@@ -49,7 +50,7 @@ echo go > "$TMP/go"
 wait "$wpid"; wait "$spid"
 # dlchain, libc, ld.so, the library and the vDSO: 5 files with rows, all loaded at once, all freed.
 expect_eq rows-freed "$(grep -o 'unwind tables: .* rows;' "$TMP/freed.err")" \
-	"unwind tables: 0 files, 0 rows (0 KiB) of 2097152 now, peak $want; freed 5 files, $want rows;"
+	"unwind tables: 0 files, 0 rows (0 KiB; page indexes 0 of them) of 2097152 now, peak $want; freed 5 files, $want rows;"
 # -v: "  ADDRESS NAME [at FILE:LINE]" lines, then the count.
 expect_eq rows-freed-chain "$(grep -A9 '^ *0x[0-9a-f]* callback\( \|$\)' "$TMP/freed.out" |
 	awk '{print (NF > 1 ? $2 : $1)}' | xargs)" \

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/unwind/page_index.h"
 #include "lib/unwind/table.h"
 #include "lib/unwind/table_cache.h"
 #include "lib/util/log.h"
@@ -147,6 +148,20 @@ static void ut_print_sources(const struct unwind_table *t)
 	printf("\n");
 }
 
+/* The page index the BPF walker gets beside the rows (lib/unwind/page_index.h). */
+static void ut_print_index(const struct unwind_table *t)
+{
+	struct page_index ix;
+
+	if (page_index__build(t->rows.rows, t->rows.n, &ix)) {
+		printf("page-index: none (rows out of order)\n");
+		return;
+	}
+	printf("page-index: %u blocks of %u bytes, %zu bytes\n", ix.nblocks,
+	       ix.nblocks ? 1u << ix.shift : 0, (size_t)ix.nblocks * sizeof(*ix.slots));
+	page_index__release(&ix);
+}
+
 static void ut_print_header(const struct unwind_table *t)
 {
 	char id[2 * UNWIND_ID_MAX + 1];
@@ -159,6 +174,7 @@ static void ut_print_header(const struct unwind_table *t)
 	printf("base: %#" PRIx64 "\n", t->base);
 	printf("rows: %zu\n", t->rows.n);
 	printf("bytes: %zu\n", t->rows.n * sizeof(struct unwind_row));
+	ut_print_index(t);
 	printf("coverage: %.1f%% of %" PRIu64 " executable bytes\n",
 	       t->exec_bytes ? 100.0 * (double)t->covered_bytes / (double)t->exec_bytes : 0.0,
 	       t->exec_bytes);

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The exact walk cache (bpf/ucache.bpf.h): a task's walk is reused only when
+# its registers and every stack word the last walk read are the same. The
+# workload (tests/workloads/walkcache.c) makes its system call with the same
+# registers from two chains (a a b a a b ...), told apart only by return
+# addresses on the stack: each chain must be counted exactly, and exactly
+# the walks that follow one of the same chain are hits (N/3), in table,
+# auto and frame-pointer walks.
+source "$(dirname "$0")/lib.sh"
+
+N=3000
+LIBC_START="__libc_start_call_main __libc_start_main _start"
+for case in nofp:table nofp:auto fp:fp fp:table; do
+	build=${case%:*} mode=${case#*:}
+	name=walkcache-$build-$mode
+	TABLES_READY=$([ "$mode" = fp ] || echo 1) # fp mode loads no tables
+	run_traced "$name" "$W/walkcache_$build" $N -- count --debug -U --user-stacks=sync \
+		--unwind="$mode" -p @PID@ t:syscalls:sys_enter_getppid || continue
+	# Debian's libc has no frame pointers: a frame-pointer walk ends in it.
+	outer=($LIBC_START)
+	[ "$mode" = fp ] &&
+		outer=(__libc_start_call_main "[unwind stopped: no unwind row and no valid frame pointer]")
+	expect_eq "$name-chains" "$(cat "$TMP/$name.out")" \
+		"$(stack_block leaf via_b main "${outer[@]}" $((N / 3)))
+
+$(stack_block leaf via_a main "${outer[@]}" $((2 * N / 3)))"
+	expect_eq "$name-hits" "$(grep -o 'walk cache: .*' "$TMP/$name.err")" \
+		"walk cache: $((N / 3)) hits, $((N - N / 3)) walks kept, 0 not keepable"
+done
