@@ -87,21 +87,6 @@ static __always_inline void st_agg_mappings_changed(__u32 pid)
 		bpf_map_update_elem(&st_agg_gens, &pid, &one, BPF_NOEXIST);
 }
 
-/* The per-CPU working state of one event (map memory: bpf_loop state must not be on the stack). */
-struct st_agg_tmp {
-	__u64 hash;
-	__u32 differ;
-	__u32 pad;
-	struct st_agg_key key;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct st_agg_tmp);
-} st_agg_tmp_map SEC(".maps");
-
 #ifndef EEXIST
 #define EEXIST 17
 #endif
@@ -128,45 +113,26 @@ static __always_inline __u64 st_agg_fmix(__u64 h)
 }
 
 /*
- * A frame index the verifier can bound: clang drops a mask it can prove
- * useless after the caller's range check, and the verifier loses that check
- * in the 32-to-64-bit move, so the mask is kept opaque to clang.
+ * The hash of the @n frames of @ev and its depths. Strong enough that
+ * distinct stacks rarely share it (64 bits), not cryptographic: a shared
+ * hash costs a record, never a wrong count (st_agg_same()).
+ *
+ * The hash and the comparison below are plain bounded loops, not bpf_loop()
+ * callbacks: a callback per frame cost more than the frame's arithmetic
+ * (bench/bench_count.sh), and the verifier walks these loops' ST_AGG_FRAMES
+ * iterations once each, since nothing after them depends on the index.
  */
-static __always_inline __u32 st_agg_index(__u32 i)
+static __always_inline __u64 st_agg_hash(const struct st_agg_stack *ev, __u32 n)
 {
-	barrier_var(i);
-	return i & (ST_AGG_FRAMES - 1);
-}
+	__u64 h = (__u64)ev->ev.kdepth << 16 | ev->ev.udepth;
+	__u32 i;
 
-struct st_agg_loop {
-	struct st_agg_stack *ev; /* the event: its header, then at least ST_AGG_FRAMES slots */
-	struct st_agg_tmp *t;
-	struct st_agg_stack *stored;
-};
-
-static int st_agg_hash_step(__u32 i, void *arg)
-{
-	struct st_agg_loop *l = arg;
-
-	if (i >= ST_AGG_FRAMES)
-		return 1;
-	i = st_agg_index(i);
-	l->t->hash = st_agg_mix(l->t->hash, l->ev->ips[i]);
-	return 0;
-}
-
-static int st_agg_cmp_step(__u32 i, void *arg)
-{
-	struct st_agg_loop *l = arg;
-
-	if (i >= ST_AGG_FRAMES)
-		return 1;
-	i = st_agg_index(i);
-	if (l->stored->ips[i] != l->ev->ips[i]) {
-		l->t->differ = 1;
-		return 1;
+	for (i = 0; i < ST_AGG_FRAMES; i++) {
+		if (i >= n)
+			break;
+		h = st_agg_mix(h, ev->ips[i]);
 	}
-	return 0;
+	return st_agg_fmix(h);
 }
 
 /* The stored stack of @hash, storing @ev's when there is none. Return: it, or NULL (full). */
@@ -184,44 +150,56 @@ static __always_inline struct st_agg_stack *st_agg_stack_of(struct st_agg_stack 
 	return bpf_map_lookup_elem(&st_agg_stacks, &hash);
 }
 
-/* True when @stored holds exactly the event's frames. */
-static __always_inline bool st_agg_same(struct st_agg_loop *l, __u32 n)
+/* True when @stored holds exactly the @n frames of @ev: every frame compared. */
+static __always_inline bool st_agg_same(const struct st_agg_stack *stored,
+					const struct st_agg_stack *ev, __u32 n)
 {
-	if (l->stored->ev.kdepth != l->ev->ev.kdepth || l->stored->ev.udepth != l->ev->ev.udepth)
+	__u32 i;
+
+	if (stored->ev.kdepth != ev->ev.kdepth || stored->ev.udepth != ev->ev.udepth)
 		return false;
-	l->t->differ = 0;
-	bpf_loop(n, st_agg_cmp_step, l, 0);
-	return !l->t->differ;
+	for (i = 0; i < ST_AGG_FRAMES; i++) {
+		if (i >= n)
+			break;
+		if (stored->ips[i] != ev->ips[i])
+			return false;
+	}
+	return true;
 }
 
 /*
  * Adds the event to its count. Return: true when counted here, false when
  * the event must still be sent (first of its key, map full).
  */
-static __always_inline bool st_agg_count(struct st_event *ev, struct st_agg_tmp *t)
+static __always_inline bool st_agg_count(struct st_event *ev, __u64 hash)
 {
-	struct st_agg_val fresh = { .first_ts = ev->ts }, *v;
+	struct st_agg_key key, *k = &key;
+	struct st_agg_val fresh = {}, *v;
 	__u32 *gen;
 	long err;
 
-	t->key.hash = t->hash;
-	t->key.pid = ev->pid;
-	t->key.tid = st_agg_cfg.per_tid ? ev->tid : 0;
-	t->key.flags = ev->flags & (ST_EV_UFAIL | ST_EV_KTHREAD);
-	t->key.ustop = ev->ustop;
+	k->hash = hash;
+	k->pid = ev->pid;
+	k->tid = st_agg_cfg.per_tid ? ev->tid : 0;
+	k->flags = ev->flags & (ST_EV_UFAIL | ST_EV_KTHREAD);
+	k->ustop = ev->ustop;
 	gen = bpf_map_lookup_elem(&st_agg_gens, &ev->pid);
-	t->key.gen = gen ? *gen : 0;
-	__builtin_memcpy(t->key.comm, ev->comm, ST_COMM_LEN);
-	v = bpf_map_lookup_elem(&st_agg_counts, &t->key);
+	k->gen = gen ? *gen : 0;
+	__builtin_memcpy(k->comm, ev->comm, ST_COMM_LEN);
+	v = bpf_map_lookup_elem(&st_agg_counts, k);
 	if (!v) {
-		err = bpf_map_update_elem(&st_agg_counts, &t->key, &fresh, BPF_NOEXIST);
+		/* A new key: its first event travels as a record, stamped now (st_capture_send()). */
+		if (!ev->ts)
+			ev->ts = bpf_ktime_get_ns();
+		fresh.first_ts = ev->ts;
+		err = bpf_map_update_elem(&st_agg_counts, k, &fresh, BPF_NOEXIST);
 		if (!err)
-			return false; /* the key's first event: sent as a record */
+			return false;
 		if (err != -EEXIST) {
 			st_stat_inc(ST_STAT_AGG_FULL);
 			return false;
 		}
-		v = bpf_map_lookup_elem(&st_agg_counts, &t->key);
+		v = bpf_map_lookup_elem(&st_agg_counts, k);
 		if (!v)
 			return false;
 	}
@@ -229,6 +207,18 @@ static __always_inline bool st_agg_count(struct st_event *ev, struct st_agg_tmp 
 	__sync_fetch_and_add(&v->weight, ev->weight);
 	st_stat_inc(ST_STAT_AGG);
 	return true;
+}
+
+/*
+ * st_agg_lazy_clock() - may the capture leave st_event.ts at 0 until the
+ * event turns out to need one? Yes when every event may be counted here:
+ * a counted event needs no time (the first of its key and every record get
+ * theirs from st_agg_count() or st_capture_send(), after the walk). A
+ * constant after load (read-only config).
+ */
+static __always_inline bool st_agg_lazy_clock(void)
+{
+	return st_agg_cfg.on && !st_cfg.copy_bytes && st_cfg.user_mode != ST_USER_DEFERRED;
 }
 
 /*
@@ -241,8 +231,9 @@ static __always_inline bool st_agg_count(struct st_event *ev, struct st_agg_tmp 
  */
 static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 {
-	__u32 zero = 0, n = (__u32)ev->kdepth + ev->udepth;
-	struct st_agg_loop l = { .ev = (struct st_agg_stack *)ev };
+	struct st_agg_stack *e = (struct st_agg_stack *)ev, *stored;
+	__u32 n = (__u32)ev->kdepth + ev->udepth;
+	__u64 hash;
 
 	if (!st_agg_cfg.on || st_cfg.copy_bytes || want_copy ||
 	    (ev->flags & (ST_EV_UDEFERRED | ST_EV_UNLOADED | ST_EV_UCOPY)))
@@ -251,22 +242,17 @@ static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 		st_stat_inc(ST_STAT_AGG_DEEP);
 		return false;
 	}
-	l.t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
-	if (!l.t)
-		return false;
-	l.t->hash = (__u64)ev->kdepth << 16 | ev->udepth;
-	bpf_loop(n, st_agg_hash_step, &l, 0);
-	l.t->hash = st_agg_fmix(l.t->hash) & st_agg_cfg.hash_mask;
-	l.stored = st_agg_stack_of(l.ev, l.t->hash);
-	if (!l.stored) {
+	hash = st_agg_hash(e, n) & st_agg_cfg.hash_mask;
+	stored = st_agg_stack_of(e, hash);
+	if (!stored) {
 		st_stat_inc(ST_STAT_AGG_FULL);
 		return false;
 	}
-	if (!st_agg_same(&l, n)) {
+	if (!st_agg_same(stored, e, n)) {
 		st_stat_inc(ST_STAT_AGG_COLLIDE);
 		return false;
 	}
-	return st_agg_count(ev, l.t);
+	return st_agg_count(ev, hash);
 }
 
 #endif
