@@ -62,29 +62,42 @@ const volatile struct st_agg_config st_agg_cfg = { .hash_mask = ~0ull };
  * code (bpf/proc_events.bpf.h), and part of the count key, so a library
  * unmapped and another mapped at the same addresses counts apart, and its
  * first event (a record) names it with the mappings of its own time. Never
- * deleted: a reused pid keeps counting up. Full: generations stop moving
- * for new processes (their keys still hold pid and comm).
+ * reset: a reused pid keeps counting up.
+ *
+ * A slot per pid modulo ST_AGG_GENS, in an ARRAY: read on every counted
+ * event, and an array read is a load where a hash lookup was a helper call
+ * and a hash (~40 ns, bench/bench_count.sh). Pids that share a slot share
+ * bumps: a bump then only starts new keys for the other pid too (its next
+ * event travels as a record), it never merges anything, since the key also
+ * holds the pid. 256 KiB.
  */
+#define ST_AGG_GENS 65536 /* a power of two */
+
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 65536);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, ST_AGG_GENS);
 	__type(key, __u32);
 	__type(value, __u32);
 } st_agg_gens SEC(".maps");
 
+/* The generation slot of @pid. Return: a pointer to it (NULL only to the verifier). */
+static __always_inline __u32 *st_agg_gen_of(__u32 pid)
+{
+	__u32 slot = pid & (ST_AGG_GENS - 1);
+
+	return bpf_map_lookup_elem(&st_agg_gens, &slot);
+}
+
 /* st_agg_mappings_changed() - @pid's code changed: its later events count apart. */
 static __always_inline void st_agg_mappings_changed(__u32 pid)
 {
-	__u32 one = 1, *gen;
+	__u32 *gen;
 
 	if (!st_agg_cfg.on)
 		return;
-	gen = bpf_map_lookup_elem(&st_agg_gens, &pid);
+	gen = st_agg_gen_of(pid);
 	if (gen)
 		__sync_fetch_and_add(gen, 1);
-	else
-		bpf_map_update_elem(&st_agg_gens, &pid, &one, BPF_NOEXIST);
 }
 
 #ifndef EEXIST
@@ -183,7 +196,7 @@ static __always_inline bool st_agg_count(struct st_event *ev, __u64 hash)
 	k->tid = st_agg_cfg.per_tid ? ev->tid : 0;
 	k->flags = ev->flags & (ST_EV_UFAIL | ST_EV_KTHREAD);
 	k->ustop = ev->ustop;
-	gen = bpf_map_lookup_elem(&st_agg_gens, &ev->pid);
+	gen = st_agg_gen_of(ev->pid);
 	k->gen = gen ? *gen : 0;
 	__builtin_memcpy(k->comm, ev->comm, ST_COMM_LEN);
 	v = bpf_map_lookup_elem(&st_agg_counts, k);
