@@ -324,11 +324,11 @@ added() {
 print_results() {
 	local t add bcc flo ratio rfloor over lost
 	bcc=$(added bcc) flo=$(added floor)
-	printf '%-15s %9s %12s %8s %9s %11s %12s  %s\n' tool ns/call "added ns/ev" "vs bcc" \
+	printf '%-18s %9s %12s %8s %9s %11s %12s  %s\n' tool ns/call "added ns/ev" "vs bcc" \
 		"vs floor" "over floor" "stacks lost" "runs (ns/call)"
 	for t in "${TOOLS[@]}"; do
 		if [ -z "${NS[$t]:-}" ]; then
-			printf '%-15s %s\n' "$t" "not run: ${REASON[$t]:-unknown}"
+			printf '%-18s %s\n' "$t" "not run: ${REASON[$t]:-unknown}"
 			continue
 		fi
 		add=$(added "$t") ratio=- rfloor=- over=-
@@ -336,7 +336,7 @@ print_results() {
 		[ -n "$flo" ] && [ "$flo" -gt 0 ] && rfloor=$(ratio "$add" "$flo") over=$((add - flo))
 		lost=$(echo "${LOST[$t]:-}" | maxof)
 		[ "$t" = baseline ] && add=- ratio=- lost=- rfloor=- over=-
-		printf '%-15s %9s %12s %8s %9s %11s %12s  %s\n' "$t" "$(med NS "$t")" "$add" "$ratio" \
+		printf '%-18s %9s %12s %8s %9s %11s %12s  %s\n' "$t" "$(med NS "$t")" "$add" "$ratio" \
 			"$rfloor" "$over" "${lost:-?}" "${NS[$t]}${REASON[$t]:+(${REASON[$t]})}"
 	done
 }
@@ -347,12 +347,12 @@ print_results() {
 print_split() {
 	local t cb cf bb bf
 	cb=$(added_cpu bcc) cf=$(added_cpu floor) bb=$(med BPFNS bcc) bf=$(med BPFNS floor)
-	printf '%-15s %9s %9s %13s %8s %10s %11s %9s %9s %9s %9s\n' tool "loop CPU" "off-CPU" \
+	printf '%-18s %9s %9s %13s %8s %10s %11s %9s %9s %9s %9s\n' tool "loop CPU" "off-CPU" \
 		"ctxsw/1k ev" "IPIs/ev" "BPF ns/ev" "tracer CPU" "CPU/bcc" "CPU/floor" "BPF/bcc" \
 		"BPF/floor"
 	for t in "${TOOLS[@]}"; do
 		[ -n "${NS[$t]:-}" ] || continue
-		printf '%-15s %9s %9s %13s %8s %10s %11s %9s %9s %9s %9s\n' "$t" "$(med CPU "$t")" \
+		printf '%-18s %9s %9s %13s %8s %10s %11s %9s %9s %9s %9s\n' "$t" "$(med CPU "$t")" \
 			"$(med OFF "$t")" "$(med CSW "$t")" "$(med IPI "$t")" "$(med BPFNS "$t")" \
 			"$(med TCPU "$t")" "$(ratio "$(added_cpu "$t")" "$cb")" \
 			"$(ratio "$(added_cpu "$t")" "$cf")" "$(ratio "$(med BPFNS "$t")" "$bb")" \
