@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The footprint of a system-wide `stacktap profile -F 99` beside bcc's
-# profile and bpftrace's `profile:hz:99 { @[kstack, ustack] = count(); }`, in
-# one run: the tool's own CPU as a % of one CPU (its process's utime+stime;
+# profile, bpftrace's `profile:hz:99 { @[kstack, ustack] = count(); }` and
+# `perf record -F 99 -a -g` (to a temporary file; -N -B: no build-ID cache
+# in ~/.debug, where it would let a later report find moved files), in one
+# run: the tool's own CPU as a % of one CPU (its process's utime+stime;
 # the BPF programs' run time, charged to the interrupted tasks, in a column of
 # its own), its peak RSS (VmHWM) and its RSS sampled every 5 s, in two
 # phases:
@@ -13,8 +15,10 @@
 # rounds (figures: medians; the RSS series of the last round).
 #
 # Environment: O, ST (from bench/run.sh), BENCH_FOOT_S (10),
-# BENCH_FOOT_PROCS (10000), BENCH_FOOT_REPS (1). A peer that cannot run gets
-# its reason in its row.
+# BENCH_FOOT_PROCS (10000), BENCH_FOOT_REPS (1); ST_BASE: another stacktap
+# binary (say, a build of main) measured in the same run as "st-base", for a
+# before/after on the same machine state. A peer that cannot run gets its
+# reason in its row.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 O=${O:-build}
@@ -29,7 +33,9 @@ BENCH_NAME=bench_footprint
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 declare -A CPU BPF HWM SERIES SECS_OF REASON
-TOOLS=(stacktap bcc bpftrace)
+TOOLS=(stacktap bcc bpftrace perf)
+ST_BASE=${ST_BASE:-}
+[ -n "$ST_BASE" ] && TOOLS=(stacktap st-base bcc bpftrace perf)
 HZ=$(getconf CLK_TCK)
 
 trap 'kill_jobs; wait 2>/dev/null; bpf_stats_restore; rm -rf "$TMP"' EXIT
@@ -38,6 +44,8 @@ tool_cmd() {
 	CMD=(env --default-signal=INT)
 	case $1 in
 	stacktap) CMD+=("$ST" profile -F 99) PAT='^(Sampling|Tracing)' ;;
+	st-base) CMD+=("$ST_BASE" profile -F 99) PAT='^(Sampling|Tracing)' ;;
+	perf) CMD+=(perf record -q -N -B -F 99 -a -g -o "$TMP/perf.data") PAT='' ;;
 	bcc) CMD+=(PYTHONUNBUFFERED=1 "$BCC" -F 99) PAT='^Sampling' ;;
 	bpftrace) CMD+=(bpftrace -e 'profile:hz:99 { @[kstack, ustack] = count(); }') PAT='^Attaching' ;;
 	esac
@@ -55,7 +63,12 @@ churn() {
 run_one() {
 	local tool=$1 phase=$2 tpid ids t0 t1 b0 b1 w0 w1 series='' next
 	tool_cmd "$tool"
-	"${CMD[@]}" > /dev/null 2> "$TMP/t.err" &
+	rm -f "$TMP/t.err"
+	if [ "$tool" = bpftrace ]; then
+		"${CMD[@]}" > "$TMP/t.err" 2>&1 & # its banner is on stdout
+	else
+		"${CMD[@]}" > /dev/null 2> "$TMP/t.err" &
+	fi
 	tpid=$!
 	# bcc prints its banner on stdout: it goes to /dev/null, so wait for the sleep instead
 	if [ "$tool" = bcc ]; then
@@ -65,9 +78,10 @@ run_one() {
 			kill -0 "$tpid" 2>/dev/null || break
 			sleep 0.1
 		done
+	elif [ -z "$PAT" ]; then
+		sleep 3 # perf record says nothing until it ends
 	else
-		tool_cmd "$tool"
-		wait_for "$TMP/t.err" "$PAT" $ATTACH_TIMEOUT_S "$tpid" || sleep 3 # bpftrace: stdout
+		wait_for "$TMP/t.err" "$PAT" $ATTACH_TIMEOUT_S "$tpid"
 	fi
 	if ! kill -0 "$tpid" 2>/dev/null; then
 		REASON[$tool]="did not start: $(grep -v -e WARNING -e RLIMIT "$TMP/t.err" | tail -1)"

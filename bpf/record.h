@@ -215,6 +215,7 @@ enum st_stat {
 	ST_STAT_AGG_FULL,       /* sent as a record: an aggregation map was full */
 	ST_STAT_AGG_COLLIDE,    /* sent as a record: another stack holds its hash */
 	ST_STAT_AGG_DEEP,       /* sent as a record: deeper than a stored stack holds */
+	ST_DROP_BLOCK_FULL,     /* offcpu: a switch-out not kept, its tasks-off-CPU table full */
 	ST_STAT_MAX,
 };
 
@@ -233,6 +234,7 @@ struct st_config {
 	__u32 copy_fallback; /* ...or only when the walker met a mapping it does not know */
 	__u32 user_mode;   /* ST_USER_SYNC or ST_USER_DEFERRED */
 	__u32 wakeup_bytes; /* wake the consumer once this much is waiting (0: every record) */
+	__u64 filter_cgroup; /* 0 = any; else the cgroup v2 id (its directory's inode) of the task */
 };
 
 /* st_config.user_mode: when user stacks are captured. */

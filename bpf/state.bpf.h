@@ -98,9 +98,11 @@ static __always_inline void st_stat_inc(__u32 which)
 		__sync_fetch_and_add(v, 1);
 }
 
-/* True when the current task passes the pid/tid/cpu filters. */
+/* True when the current task passes the pid/tid/cpu/cgroup filters. */
 static __always_inline bool st_wanted(__u32 pid, __u32 tid, __u32 cpu)
 {
+	if (st_cfg.filter_cgroup && bpf_get_current_cgroup_id() != st_cfg.filter_cgroup)
+		return false;
 	if (st_cfg.filter_pid && pid != st_cfg.filter_pid)
 		return false;
 	if (st_cfg.filter_tid && tid != st_cfg.filter_tid)

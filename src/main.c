@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The stacktap front: picks the subcommand and hands it argv. */
 #include <argp.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,10 +39,22 @@ static void usage(FILE *f)
 		   "'stacktap --version' for the version.\n");
 }
 
+/*
+ * Large blocks come from mmap and go back to the system when freed. glibc's
+ * default raises its mmap threshold each time such a block is freed (up to
+ * 32 MiB), after which the unwind rows of the next big file, built and
+ * freed as processes come and go, land in the heap, whose freed middle is
+ * never returned: resident memory then climbs with every large library
+ * seen, not with what is held. A fixed threshold also keeps realloc of a
+ * growing row vector a cheap mremap.
+ */
+#define ST_MMAP_THRESHOLD (128 * 1024)
+
 int main(int argc, char **argv)
 {
 	size_t i;
 
+	mallopt(M_MMAP_THRESHOLD, ST_MMAP_THRESHOLD);
 	argp_err_exit_status = 2; /* usage errors exit 2, like every other usage error */
 	if (argc < 2) {
 		usage(stderr);

@@ -12,10 +12,30 @@
 #include "lib/session/joiner.h"
 #include "lib/stack/store.h"
 #include "lib/sym/event_frames.h"
+#include "lib/util/htab.h"
 #include "lib/util/log.h"
 
 /* Stacks named per batch: large enough to share file visits, small enough to bound memory. */
 #define RAW_BATCH 4096
+
+/*
+ * Stacks are decoded late, with the mappings their process had at the
+ * event, which the registry keeps after the process exits only until the
+ * stacks are settled (raw_stacks__settle()): a settled entry holds where
+ * its user frames were (struct proc_loc each) in its data, and needs the
+ * registry no more. Until then each process's undecoded entries with user frames
+ * are listed under its pid, so settling one costs only its own entries.
+ */
+struct raw_pending {
+	struct stack_entry *e;
+	uint64_t ts; /* its first event's time: the mappings that name it */
+};
+
+struct raw_pid {
+	struct hnode node; /* (pid, 0) */
+	struct raw_pending *v;
+	size_t n, cap;
+};
 
 struct raw_stacks {
 	struct symbolizer *sym;
@@ -23,6 +43,8 @@ struct raw_stacks {
 	uint64_t *ts; /* per entry, in insertion order: its first event's time */
 	size_t nts, cap;
 	uint64_t total;
+	struct htab pids; /* pid -> struct raw_pid: its entries not decoded yet */
+	uint64_t settled; /* entries resolved early, their process gone */
 };
 
 /* The dedup key: identity, the mappings' epoch, and the exact frames. */
@@ -71,6 +93,35 @@ static int raw__push_ts(struct raw_stacks *rs, uint64_t ts)
 	return 0;
 }
 
+/* Lists @e (new, with user frames) under @pid until it is settled. Return: 0 or -ENOMEM. */
+static int raw__pend(struct raw_stacks *rs, int pid, struct stack_entry *e, uint64_t ts)
+{
+	struct raw_pid *p = (struct raw_pid *)htab__first(&rs->pids, (uint64_t)pid, 0);
+	struct raw_pending *v;
+	size_t cap;
+
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		p->node.k1 = (uint64_t)pid;
+		if (htab__insert(&rs->pids, &p->node)) {
+			free(p);
+			return -ENOMEM;
+		}
+	}
+	if (p->n == p->cap) {
+		cap = p->cap ? p->cap * 2 : 4;
+		v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(p->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = (struct raw_pending){ .e = e, .ts = ts };
+	return 0;
+}
+
 int raw_stacks__add(struct raw_stacks *rs, const struct st_event *ev, const uint64_t *ips,
 		    uint64_t weight)
 {
@@ -99,8 +150,55 @@ int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const ui
 	/* New: its first events' count is all it has. */
 	if (!e || (e->count == count && raw__push_ts(rs, ev->ts)))
 		return -ENOMEM;
+	if (e->count == count && ev->udepth && raw__pend(rs, (int)ev->pid, e, ev->ts))
+		return -ENOMEM;
 	rs->total += count;
 	return 0;
+}
+
+/*
+ * Keeps where @pe's user frames were at its event (struct proc_loc each,
+ * 32 bytes a frame: the file model and offset, strings the registry's) in
+ * its data. Return: 0 or -ENOMEM.
+ */
+static int raw__settle_one(struct raw_stacks *rs, const struct raw_pending *pe)
+{
+	const struct raw_key *k = (const struct raw_key *)pe->e->key;
+	struct proc_loc *locs;
+
+	if (pe->e->data)
+		return 0;
+	locs = calloc(k->ud ? k->ud : 1, sizeof(*locs));
+	if (!locs)
+		return -ENOMEM;
+	event_frames__locate(symbolizer__procs(rs->sym), (int)k->pid, pe->ts, k->ips + k->kd, k->ud,
+			     locs);
+	pe->e->data = locs;
+	rs->settled++;
+	return 0;
+}
+
+int raw_stacks__settle(struct raw_stacks *rs, int pid)
+{
+	struct raw_pid *p = (struct raw_pid *)htab__first(&rs->pids, (uint64_t)pid, 0);
+	size_t i;
+	int err = 0;
+
+	if (!p)
+		return 0;
+	for (i = 0; i < p->n && !err; i++)
+		err = raw__settle_one(rs, &p->v[i]);
+	if (err)
+		return err; /* still listed: settled again later, or decoded at the report */
+	htab__remove(&rs->pids, &p->node);
+	free(p->v);
+	free(p);
+	return 0;
+}
+
+uint64_t raw_stacks__settled(const struct raw_stacks *rs)
+{
+	return rs->settled;
 }
 
 /* Decodes entries [first, first + n) at their times, names them in one batch, reports them. */
@@ -114,8 +212,14 @@ static int raw__report_batch(struct raw_stacks *rs, struct symbolizer *sym,
 	for (i = 0; i < n && !err; i++, done++) {
 		const struct raw_key *k = (const struct raw_key *)v[first + i]->key;
 
-		err = event_frames__decode(&ef[i], sym, k->pid, rs->ts[first + i], k->ips,
-					   k->kd, k->ud, joiner_lost_frame(k->flags), k->ustop);
+		if (v[first + i]->data)
+			err = event_frames__decode_at(&ef[i], k->pid, k->ips, k->kd, k->ud,
+						      joiner_lost_frame(k->flags), k->ustop,
+						      v[first + i]->data);
+		else
+			err = event_frames__decode(&ef[i], sym, k->pid, rs->ts[first + i], k->ips,
+						   k->kd, k->ud, joiner_lost_frame(k->flags),
+						   k->ustop);
 	}
 	if (!err)
 		err = symbolizer__name(sym, ef, n);
@@ -166,8 +270,9 @@ int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct rep
 	for (i = 0; i < n && !err; i += RAW_BATCH)
 		err = raw__report_batch(rs, sym, v, i, n - i < RAW_BATCH ? n - i : RAW_BATCH, r);
 	free(v);
-	st_info("raw stacks: %zu distinct stacks decoded and named in %.1f ms; resident memory "
-		"%ld -> %ld KiB", n, raw__ms() - t0, rss0, raw__rss_kib());
+	st_info("raw stacks: %zu distinct stacks decoded and named in %.1f ms (%llu of them resolved "
+		"early, their process gone); resident memory %ld -> %ld KiB", n, raw__ms() - t0,
+		(unsigned long long)rs->settled, rss0, raw__rss_kib());
 	return err;
 }
 
@@ -176,17 +281,42 @@ uint64_t raw_stacks__total(const struct raw_stacks *rs)
 	return rs->total;
 }
 
+static void raw_pid__free(struct hnode *n)
+{
+	free(((struct raw_pid *)n)->v);
+	free(n);
+}
+
+/* Frees every settled entry's frames and every pending list. */
+static void raw__drop_decoded(struct raw_stacks *rs)
+{
+	struct stack_entry **v = stack_store__entries(rs->store);
+	size_t i, n = stack_store__len(rs->store);
+
+	htab__drain(&rs->pids, raw_pid__free);
+	if (!v)
+		return; /* empty, or out of memory: a leak of settled frames, never a crash */
+	for (i = 0; i < n; i++) {
+		free(v[i]->data);
+		v[i]->data = NULL;
+	}
+	free(v);
+}
+
 void raw_stacks__clear(struct raw_stacks *rs)
 {
+	raw__drop_decoded(rs);
 	stack_store__clear(rs->store);
 	rs->nts = 0;
 	rs->total = 0;
+	rs->settled = 0;
 }
 
 void raw_stacks__free(struct raw_stacks *rs)
 {
 	if (!rs)
 		return;
+	raw__drop_decoded(rs);
 	stack_store__free(rs->store);
 	free(rs->ts);
 	free(rs);

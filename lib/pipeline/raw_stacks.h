@@ -54,6 +54,19 @@ int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const ui
  */
 int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct report *r);
 
+/**
+ * raw_stacks__settle() - resolve now the user frames of @pid's stacks, its
+ * process gone, with the mappings it had at each event (file model and
+ * offset, event_frames__locate()), so the registry can forget it
+ * (procs__forget_gone()); decoding and naming still wait for the report.
+ *
+ * Return: 0 or -ENOMEM (what was not resolved stays pending).
+ */
+int raw_stacks__settle(struct raw_stacks *rs, int pid);
+
+/** raw_stacks__settled() - Return: stacks resolved early by raw_stacks__settle(). */
+uint64_t raw_stacks__settled(const struct raw_stacks *rs);
+
 /** raw_stacks__total() - events added since the last clear. */
 uint64_t raw_stacks__total(const struct raw_stacks *rs);
 

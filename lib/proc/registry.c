@@ -23,6 +23,11 @@
  *    through proc_file__open() the first time any process maps the file
  *    (while that process may still be alive for /proc/PID/map_files).
  * The vDSO has no inode: its image is read from the process's memory.
+ *
+ * An exited process's timeline is kept only until the sinks have resolved
+ * its stacks (procs__forget_gone()): the queue "gone" holds the exits in
+ * the order they came, so memory follows the processes alive and the
+ * distinct stacks, not how many processes ever lived.
  */
 
 struct reg_proc {
@@ -39,8 +44,15 @@ struct reg_str {
 	char s[];
 };
 
+struct reg_gone {
+	int pid;
+	uint64_t exit_ts;
+};
+
 struct proc_registry {
 	struct htab procs, strs;
+	struct reg_gone *gone; /* exits not forgotten yet, in the order they came */
+	size_t ngone, cap_gone;
 	struct elf_cache *files;
 	struct procs_listener listener;
 	struct procs_stats stats;
@@ -358,14 +370,92 @@ void procs__fork(struct proc_registry *r, int parent, int child, uint64_t ts)
 	procs__push(r, child, c);
 }
 
+/* Queues @pid's exit at @ts for procs__forget_gone(). Return: 0 or -ENOMEM. */
+static int procs__queue_gone(struct proc_registry *r, int pid, uint64_t ts)
+{
+	struct reg_gone *v;
+	size_t cap;
+
+	if (r->ngone == r->cap_gone) {
+		cap = r->cap_gone ? r->cap_gone * 2 : 64;
+		v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(r->gone, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->gone = v;
+		r->cap_gone = cap;
+	}
+	r->gone[r->ngone++] = (struct reg_gone){ .pid = pid, .exit_ts = ts };
+	return 0;
+}
+
 void procs__exit(struct proc_registry *r, int pid, uint64_t ts)
 {
 	struct reg_proc *p = procs__lookup(r, pid);
 
-	if (p)
+	if (p) {
 		p->exit_ts = ts;
+		if (procs__queue_gone(r, pid, ts))
+			procs__oom(pid); /* it stays known: only memory is lost */
+	}
 	if (r->listener.exited)
 		r->listener.exited(r->listener.ctx, pid);
+}
+
+/* Is @g still the exit of the process the registry holds under its pid (not reused since)? */
+static struct reg_proc *procs__still_gone(const struct proc_registry *r, const struct reg_gone *g)
+{
+	struct reg_proc *p = procs__lookup(r, g->pid);
+
+	return p && p->exit_ts == g->exit_ts ? p : NULL;
+}
+
+size_t procs__gone_ready(const struct proc_registry *r, uint64_t before, uint64_t *oldest)
+{
+	size_t i, n = 0;
+
+	*oldest = 0;
+	for (i = 0; i < r->ngone && r->gone[i].exit_ts < before; i++) {
+		if (!n)
+			*oldest = r->gone[i].exit_ts;
+		n++;
+	}
+	return n;
+}
+
+int procs__forget_gone(struct proc_registry *r, uint64_t before, procs_settle_fn settle,
+		       void *ctx)
+{
+	size_t i, k = 0, n = 0;
+	struct reg_proc *p;
+	int *pids;
+
+	while (n < r->ngone && r->gone[n].exit_ts < before)
+		n++;
+	if (!n)
+		return 0;
+	pids = calloc(n, sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (procs__still_gone(r, &r->gone[i]))
+			pids[k++] = r->gone[i].pid;
+	if (settle && k)
+		settle(ctx, pids, k);
+	for (i = 0; i < n; i++) {
+		p = procs__still_gone(r, &r->gone[i]);
+		if (!p)
+			continue; /* the pid lives again (or was forgotten): kept */
+		htab__remove(&r->procs, &p->node);
+		timeline__release(&p->tl);
+		free(p);
+		r->stats.forgotten++;
+		if (r->listener.forgotten)
+			r->listener.forgotten(r->listener.ctx, r->gone[i].pid);
+	}
+	r->ngone -= n;
+	memmove(r->gone, r->gone + n, r->ngone * sizeof(*r->gone));
+	free(pids);
+	return 0;
 }
 
 int procs__set_maps(struct proc_registry *r, int pid, uint64_t ts, const struct proc_map *maps,
@@ -446,6 +536,13 @@ void procs__report(const struct proc_registry *r)
 			(unsigned long long)s->pid_gone);
 }
 
+void procs__report_memory(const struct proc_registry *r)
+{
+	fprintf(stderr, "stacktap: processes: %zu known now; %llu exited ones forgotten once "
+			"their stacks were resolved\n",
+		r->procs.n, (unsigned long long)r->stats.forgotten);
+}
+
 static void reg_proc__free(struct hnode *n)
 {
 	struct reg_proc *p = (struct reg_proc *)n;
@@ -466,5 +563,6 @@ void procs__free(struct proc_registry *r)
 	htab__drain(&r->procs, reg_proc__free);
 	htab__drain(&r->strs, reg_str__free);
 	elf_cache__free(r->files);
+	free(r->gone);
 	free(r);
 }

@@ -44,6 +44,8 @@ struct procs_listener {
 	void (*maps)(void *ctx, int pid, const struct proc_map *maps, size_t n);
 	/* @pid exited (its mappings stay here for events still to be read). */
 	void (*exited)(void *ctx, int pid);
+	/* exited @pid was forgotten (procs__forget_gone()): what a view keeps of it can go. */
+	void (*forgotten)(void *ctx, int pid);
 	void *ctx;
 };
 
@@ -52,7 +54,11 @@ struct procs_stats {
 	uint64_t refused[SAFE_OPEN_WHY_MAX];       /* mapped files not used, by reason */
 	const char *refused_path[SAFE_OPEN_WHY_MAX]; /* the first such file, for the message */
 	uint64_t not_elf;                          /* mapped files that are not ELF */
+	uint64_t forgotten;                        /* exited processes dropped, stacks resolved */
 };
+
+/* Resolve now what is held of exited @pids: the registry forgets them when this returns. */
+typedef void (*procs_settle_fn)(void *ctx, const int *pids, size_t n);
 
 /** procs__new() - an empty registry. Return: it, or NULL with errno set. */
 struct proc_registry *procs__new(void);
@@ -90,6 +96,27 @@ void procs__fork(struct proc_registry *r, int parent, int child, uint64_t ts);
 
 /** procs__exit() - @pid's last thread exited at @ts. */
 void procs__exit(struct proc_registry *r, int pid, uint64_t ts);
+
+/**
+ * procs__gone_ready() - how many queued exits happened before @before.
+ * @oldest: receives the time of the first of them (0 when none)
+ *
+ * Return: their number.
+ */
+size_t procs__gone_ready(const struct proc_registry *r, uint64_t before, uint64_t *oldest);
+
+/**
+ * procs__forget_gone() - forget the processes that exited before @before
+ * and whose pid was not reused since: @settle first hears them all (it
+ * resolves whatever stacks of theirs it holds), then their mappings are
+ * dropped and the listener's forgotten() hears each. An event of such a
+ * process read after this finds nothing known of it (procs__see() reads
+ * /proc again): call it only for exits older than any event still in flight.
+ *
+ * Return: 0, or -ENOMEM (nothing forgotten).
+ */
+int procs__forget_gone(struct proc_registry *r, uint64_t before, procs_settle_fn settle,
+		       void *ctx);
 
 /**
  * procs__set_maps() - install @maps as what @pid mapped at @ts, as if read
@@ -139,6 +166,9 @@ const struct procs_stats *procs__stats(const struct proc_registry *r);
 
 /** procs__report() - one stderr line per reason a mapped file was not used. */
 void procs__report(const struct proc_registry *r);
+
+/** procs__report_memory() - one stderr line: processes known now, exited ones forgotten. */
+void procs__report_memory(const struct proc_registry *r);
 
 /** procs__free() - close every file; NULL is fine. */
 void procs__free(struct proc_registry *r);

@@ -33,6 +33,8 @@
 #include "lib/record/writer.h"
 #include "lib/stack/store.h"
 #include "lib/sym/ksyms_source.h"
+#include "lib/sym/perf_map.h"
+#include "lib/sym/perf_map_src.h"
 #include "lib/util/log.h"
 #include "lib/util/read_file.h"
 
@@ -57,7 +59,9 @@ struct recorder {
 	struct stack_store *archived; /* (kind, build ID) stored */
 	struct stack_store *vdso_img; /* image bytes -> id + 1 */
 	struct stack_store *vdso_map; /* (pid, start) written */
-	struct stack_store *jit;      /* pids with anonymous code; data 1 once the map is kept */
+	struct stack_store *jit;      /* pids with anonymous code; data: their struct rec_jit */
+	size_t nroots;                /* roots kept open by rec_jit entries */
+	uint64_t jit_refreshed;       /* CLOCK_MONOTONIC ns of the last recorder__refresh() */
 	uint32_t nvdso;
 	uint64_t archive_bytes;
 	struct proc_registry *procs;  /* whose file models name the mapped files */
@@ -230,23 +234,117 @@ static void rec__event_ksyms(struct recorder *rc, const struct st_event *ev, siz
 
 /* --- perf maps of processes with anonymous code ---------------------------- */
 
-static void rec__perf_map(struct recorder *rc, struct stack_entry *e)
-{
-	struct rec_perf_map pm = {};
-	char path[64], *text = NULL;
-	size_t len = 0;
-	int32_t pid;
+/*
+ * Roots kept open at once (as lib/sym/jit_maps.c): past it a map is read by
+ * path while its process lives, or not at all once it has exited.
+ */
+#define RECORDER_ROOTS_MAX 256
+/* Live JITs' maps are re-read (when changed) at most this often (ns). */
+#define RECORDER_JIT_REFRESH_NS 200000000ull
 
-	memcpy(&pid, e->key, sizeof(pid));
-	pm.pid = pid;
-	if (e->data)
+/*
+ * One process with anonymous code: where its map is, and its latest bytes.
+ * A map in a container's /tmp is gone with the container's mount namespace,
+ * which may be before its exit record reaches us, so the map is read while
+ * the process lives and the last bytes read are what the recording keeps.
+ */
+struct rec_jit {
+	struct perf_map_src src;
+	bool known;      /* src was read from /proc: its uid can be trusted */
+	bool kept;       /* its map was written (or found missing) */
+	char *text;      /* the last bytes read, or NULL */
+	size_t len;
+	struct stat last; /* of the file last read: size and mtime say when it changed */
+};
+
+static void rec__jit_close_root(struct recorder *rc, struct rec_jit *j)
+{
+	if (j->src.root_fd < 0)
 		return;
-	e->data = (void *)1;
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pm.pid);
-	if (read_file_all(path, RECORDER_PERF_MAP_MAX, &text, &len))
+	perf_map_src__close_root(&j->src);
+	rc->nroots--;
+}
+
+/* Re-read @j's map if its file changed; the bytes read before stay when it cannot be read. */
+static void rec__jit_read(struct rec_jit *j, bool exited)
+{
+	char name[128], *text;
+	size_t len, over;
+	struct stat st;
+	int fd;
+
+	if (!j->known || j->kept)
 		return;
-	rec__put(rc, REC_PERF_MAP, &pm, sizeof(pm), text, len);
-	free(text);
+	fd = perf_map_src__open(&j->src, exited, name, sizeof(name));
+	if (fd < 0)
+		return; /* no JIT map yet, or gone with its process */
+	if (fstat(fd, &st) || (j->text && perf_map_src__unchanged(&st, &j->last))) {
+		close(fd);
+		return;
+	}
+	text = perf_map__read_text_fd(fd, name, j->src.uid, RECORDER_PERF_MAP_MAX, &len, &over);
+	close(fd);
+	if (!text) {
+		if (errno == EPERM || errno == EINVAL)
+			j->known = false; /* refused, and said why once */
+		return;
+	}
+	free(j->text);
+	j->text = text;
+	j->len = len;
+	j->last = st;
+}
+
+/* First sight of @pid's anonymous code, while it lives: where its map is, and its bytes. */
+static void rec__jit_begin(struct recorder *rc, struct stack_entry *e, int pid)
+{
+	struct rec_jit *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return;
+	e->data = j;
+	j->known = !perf_map_src__init(&j->src, pid, rc->nroots < RECORDER_ROOTS_MAX);
+	if (j->src.root_fd >= 0)
+		rc->nroots++;
+	rec__jit_read(j, false);
+}
+
+/* Writes @e's map as last read (read once more first), once. */
+static void rec__perf_map(struct recorder *rc, struct stack_entry *e, bool exited)
+{
+	struct rec_jit *j = e->data;
+	struct rec_perf_map pm = {};
+
+	if (!j || j->kept)
+		return;
+	rec__jit_read(j, exited);
+	j->kept = true;
+	rec__jit_close_root(rc, j);
+	if (!j->text)
+		return;
+	pm.pid = j->src.pid;
+	rec__put(rc, REC_PERF_MAP, &pm, sizeof(pm), j->text, j->len);
+	free(j->text);
+	j->text = NULL;
+}
+
+void recorder__refresh(struct recorder *rc)
+{
+	struct stack_entry **v;
+	struct timespec ts;
+	uint64_t now;
+	size_t i;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (!rc || now - rc->jit_refreshed < RECORDER_JIT_REFRESH_NS)
+		return;
+	rc->jit_refreshed = now;
+	v = stack_store__entries(rc->jit);
+	for (i = 0; v && i < stack_store__len(rc->jit); i++)
+		if (v[i]->data)
+			rec__jit_read(v[i]->data, false);
+	free(v);
 }
 
 /* A JIT writes its map until it exits: keep it then. */
@@ -260,7 +358,7 @@ static void rec__proc_record(struct recorder *rc, const struct st_proc_event *pe
 	pid = pe->pid;
 	e = stack_store__add(rc->jit, &pid, sizeof(pid), 0);
 	if (e && e->count > 1)
-		rec__perf_map(rc, e);
+		rec__perf_map(rc, e, true);
 }
 
 /*
@@ -460,8 +558,9 @@ void recorder__on_maps(void *ctx, int pid, const struct proc_map *maps, size_t n
 		if (!m->inode) {
 			if (!strcmp(m->path, "[vdso]"))
 				rec__vdso(rc, pid, m);
-			else if (m->path[0] != '[' || !strcmp(m->path, "[anon]"))
-				stack_store__add(rc->jit, &p, sizeof(p), 0);
+			else if ((m->path[0] != '[' || !strcmp(m->path, "[anon]")) &&
+				 (e = stack_store__add(rc->jit, &p, sizeof(p), 0)) && !e->data)
+				rec__jit_begin(rc, e, pid);
 			continue;
 		}
 		key[0] = (uint64_t)m->dev_major << 32 | m->dev_minor;
@@ -525,8 +624,27 @@ static int rec__meta(struct recorder *rc, const struct recorder_opts *o)
 	return err;
 }
 
+static void rec__free_jits(struct recorder *rc)
+{
+	struct stack_entry **v = rc->jit ? stack_store__entries(rc->jit) : NULL;
+	size_t i;
+
+	for (i = 0; v && i < stack_store__len(rc->jit); i++) {
+		struct rec_jit *j = v[i]->data;
+
+		if (!j)
+			continue;
+		rec__jit_close_root(rc, j);
+		free(j->text);
+		free(j);
+		v[i]->data = NULL;
+	}
+	free(v);
+}
+
 static void rec__free(struct recorder *rc)
 {
+	rec__free_jits(rc);
 	stack_store__free(rc->kaddrs);
 	stack_store__free(rc->ksyms);
 	stack_store__free(rc->kmods);
@@ -585,7 +703,7 @@ static void rec__keep_perf_maps(struct recorder *rc)
 	size_t i;
 
 	for (i = 0; v && i < stack_store__len(rc->jit); i++)
-		rec__perf_map(rc, v[i]);
+		rec__perf_map(rc, v[i], false);
 	free(v);
 }
 

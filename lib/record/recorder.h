@@ -89,4 +89,12 @@ void recorder__on_maps(void *rc, int pid, const struct proc_map *maps, size_t n)
  */
 int recorder__close(struct recorder *rc);
 
+/**
+ * recorder__refresh() - re-read the perf maps of live processes with anonymous
+ * code whose map file changed (at most every 200 ms; NULL-safe). Called from
+ * the poll loop: a map in a container's /tmp is gone with its namespace,
+ * often before the process's exit record arrives.
+ */
+void recorder__refresh(struct recorder *rc);
+
 #endif

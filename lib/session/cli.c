@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -32,6 +34,7 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_LINES,
 	OPT_FAST_START,
+	OPT_CGROUP,
 };
 
 /*
@@ -62,6 +65,8 @@ static const struct argp_option common_options[] = {
 	{ "pid", 'p', "PID", 0, "Trace this process only", 1 },
 	{ "tid", 't', "TID", 0, "Trace this thread only", 1 },
 	{ "cpu", 'C', "CPU", 0, "Trace this CPU only", 1 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0, "Trace the tasks of this cgroup (a v2 directory, e.g. "
+	  "/sys/fs/cgroup/system.slice/ssh.service) only", 1 },
 	{ NULL, 0, NULL, 0, "Stacks:", 2 },
 	{ "kernel-stacks-only", 'K', NULL, 0, "Kernel stacks only", 2 },
 	{ "user-stacks-only", 'U', NULL, 0, "User stacks only", 2 },
@@ -90,7 +95,8 @@ static const struct argp_option common_options[] = {
 	{ NULL, 0, NULL, 0, "Run:", 3 },
 	{ "duration", 'D', "SECONDS", 0, "Stop after this long (fractions allowed)", 3 },
 	{ "verbose", 'v', NULL, 0, "Show addresses beside symbol names, source lines, and at "
-	  "exit the memory of the unwind tables (rows now, peak, freed; map sizes)", 3 },
+	  "exit the memory of the unwind tables (rows now, peak, freed; map sizes) and of the "
+	  "process registry (processes known, exited ones forgotten)", 3 },
 	{ "lines", OPT_LINES, NULL, 0, "Show each frame's source file and line (from DWARF)", 3 },
 	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0, "Show C++ and Rust names mangled, as the "
 	  "symbol tables have them", 3 },
@@ -214,6 +220,23 @@ static void cli__output(struct argp_state *state, struct st_common_opts *o)
 		argp_failure(state, 2, 0, "-o %s: %s", o->output, strerror(errno));
 }
 
+/* --cgroup: the id bpf_get_current_cgroup_id() gives is the v2 directory's inode number. */
+static void cli__cgroup(struct argp_state *state, const char *path, struct st_common_opts *o)
+{
+	struct statfs sf;
+	struct stat st;
+
+	if (replay_active())
+		return; /* a directory of the recording machine; only the capture used its id */
+	/* Any other directory's inode would match no task, silently. */
+	if (stat(path, &st) || statfs(path, &sf))
+		argp_failure(state, 2, 0, "cgroup '%s': %s", path, strerror(errno));
+	else if (!S_ISDIR(st.st_mode) || sf.f_type != CGROUP2_SUPER_MAGIC)
+		argp_failure(state, 2, 0, "cgroup '%s': not a cgroup v2 directory", path);
+	else
+		o->cgroup_id = st.st_ino;
+}
+
 static error_t common_parse(int key, char *arg, struct argp_state *state)
 {
 	struct st_common_opts *o = state->input;
@@ -227,6 +250,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 			    replay_active() ? CLI_CPU_MAX : libbpf_num_possible_cpus() - 1, &v);
 		o->cpu = (int)v;
 		break;
+	case OPT_CGROUP: cli__cgroup(state, arg, o); break;
 	case 'K': o->kernel_only = true; break;
 	case 'U': o->user_only = true; break;
 	case OPT_KDEPTH: cli__number(state, "kernel depth", arg, 1, ST_MAX_KSTACK, &o->kdepth); break;
@@ -345,6 +369,7 @@ void st_common_opts__config(const struct st_common_opts *o, struct st_config *cf
 	cfg->filter_pid = o->pid;
 	cfg->filter_tid = o->tid;
 	cfg->filter_cpu = o->cpu;
+	cfg->filter_cgroup = o->cgroup_id;
 	cfg->kstack = !o->user_only;
 	cfg->ustack = !o->kernel_only;
 	cfg->kdepth_max = o->kdepth;

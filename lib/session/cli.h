@@ -13,6 +13,7 @@
 
 struct st_common_opts {
 	int pid, tid, cpu;      /* 0 / 0 / -1 = any */
+	uint64_t cgroup_id;     /* --cgroup: its cgroup v2 id (directory inode), 0 = any */
 	bool kernel_only, user_only;
 	bool addrs;             /* -v: addresses beside names (and lines) */
 	bool lines;             /* --lines, -v: source file and line of each frame */

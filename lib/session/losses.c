@@ -28,6 +28,8 @@ static const struct loss_line stat_lines[ST_STAT_MAX] = {
 				 "found the request table full: captured synchronously" },
 	[ST_DROP_USTACK_RINGBUF] = { "deferred user stack", "deferred user stacks",
 				     "lost: ring buffer full" },
+	[ST_DROP_BLOCK_FULL] = { "off-CPU block", "off-CPU blocks",
+				 "not timed: the table of tasks off the CPU was full" },
 };
 
 static void losses__line(FILE *f, const char *prefix, uint64_t n, const char *one,

@@ -84,6 +84,15 @@ static void run__exited(void *ctx, int pid)
 	symbolizer__exited(r->sym, pid);
 }
 
+/* Forgotten: the copy unwinder's map of it goes too. */
+static void run__forgotten(void *ctx, int pid)
+{
+	struct st_run *r = ctx;
+
+	if (r->cu)
+		copy_unwinder__forget(r->cu, pid);
+}
+
 /* A mapped file's unwind table: built once from its model, which the registry holds. */
 static const struct unwind_table *run__table(void *ctx, int pid, const struct proc_map *m)
 {
@@ -124,11 +133,39 @@ static void run__table_release(void *ctx, const struct unwind_table *t)
  */
 #define RUN_BUILD_SLICE_NS (50 * 1000000ull)
 
+/*
+ * Exited processes are forgotten once no event of theirs can still be on
+ * its way (RUN_GONE_GRACE_NS after the exit: the ring buffer and the
+ * joiner hold events far shorter), in batches, since the tool reads the
+ * kernel's counts before it settles them: every RUN_GONE_BATCH exits, or
+ * when the oldest waiting exit is RUN_GONE_AGE_NS old. Memory then stays
+ * flat however many processes come and go. Not when recording (a replay
+ * must make the same /proc reads) nor replaying.
+ */
+#define RUN_GONE_GRACE_NS (1000 * 1000000ull)
+#define RUN_GONE_BATCH 256
+#define RUN_GONE_AGE_NS (5000 * 1000000ull)
+
+static void run__forget_gone(struct st_run *r, uint64_t now)
+{
+	uint64_t before = now > RUN_GONE_GRACE_NS ? now - RUN_GONE_GRACE_NS : 0, oldest;
+	size_t n;
+
+	if (!r->tool.on_gone || r->rec || st_run_replaying())
+		return;
+	n = procs__gone_ready(r->procs, before, &oldest);
+	if (n >= RUN_GONE_BATCH || (n && now - oldest >= RUN_GONE_AGE_NS))
+		procs__forget_gone(r->procs, before, r->tool.on_gone, r->tool.ctx);
+}
+
 static void run__on_poll(void *ctx)
 {
 	struct st_run *r = ctx;
 	uint64_t start = procs_now();
 
+	run__forget_gone(r, start);
+	if (r->rec)
+		recorder__refresh(r->rec);
 	if (!r->tables)
 		return;
 	bpf_tables__end_lazy(r->tables);
@@ -177,6 +214,9 @@ static int run__copy_setup(struct st_run *r, const struct st_common_opts *common
 
 int st_run__prepare(const struct st_common_opts *common)
 {
+	/* From here on Ctrl-C stops the run cleanly, also while it loads: it is
+	 * seen at the run loop's first poll, so a recording is closed whole. */
+	session_install_signals();
 	st_libbpf_logging(common->debug);
 	/* A report loads nothing: it needs no privileges, no BTF, no tracefs. */
 	if (st_run_replaying())
@@ -220,7 +260,7 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 {
 	const struct unwind_table_source src = { .table = run__table, .ctx = r };
 	const struct procs_listener views = { .maps = run__maps_changed, .exited = run__exited,
-					      .ctx = r };
+					      .forgotten = run__forgotten, .ctx = r };
 	const struct bpf_tables_hooks hooks_init = { .built = run__table_built,
 						     .release = run__table_release, .ctx = r };
 	struct bpf_tables_hooks hooks = hooks_init;
@@ -287,6 +327,8 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	own.ctx = r;
 	own.rec = r->rec;
 	r->session = rp ? session__new_replay(rp, &own) : session__new(obj, &own);
+	if (r->session && r->copy)
+		session__take_back_stops(r->session, copy_stage__stats(r->copy)->replaced);
 	return r->session ? 0 : -errno;
 }
 
@@ -298,6 +340,8 @@ void st_run__report(const struct st_run *r)
 		symbolizer__report(r->sym);
 	if (r->procs)
 		procs__report(r->procs);
+	if (r->procs && (r->common->addrs || r->common->debug))
+		procs__report_memory(r->procs);
 	if (r->tables)
 		bpf_tables__report(r->tables, r->common->addrs || r->common->debug);
 	if (r->copy)

@@ -39,7 +39,9 @@ struct st_run {
 /**
  * st_run__prepare() - the first step of every capturing command, before its
  * BPF object is opened: libbpf's messages per --debug, and the machine made
- * ready (lib/util/machine.h: privileges, BTF, tracefs, memlock).
+ * ready (lib/util/machine.h: privileges, BTF, tracefs, memlock). Installs
+ * the SIGINT/SIGTERM/SIGHUP handlers first: a signal while loading stops
+ * the run at its first poll, with everything closed as on any stop.
  *
  * Return: 0, or -errno after one line saying what is missing (exit 1).
  */

@@ -54,21 +54,31 @@ struct session {
 	bool flushed;       /* replay: the recorded run gave up on its waiting events */
 	bool stop;
 	bool interrupted;
+	const uint64_t *ustops_replaced; /* [ST_USTOP_MAX] walks whose stack the copy replaced */
 	struct session_losses interval_base; /* the counts when the last interval was reported */
 };
 
 static volatile sig_atomic_t session_signalled;
 
+/* The first signal asks for a clean stop; a second one, while that stop is slow, ends us. */
 static void session__on_signal(int sig)
 {
+	if (session_signalled) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 	session_signalled = sig;
 }
 
 void session_install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = session__on_signal };
+	struct sigaction sa = { .sa_handler = session__on_signal, .sa_flags = SA_RESTART };
 
-	/* No SA_RESTART: the poll must return so the loop sees the flag. */
+	/*
+	 * SA_RESTART: a signal while loading must not fail a read or a bpf()
+	 * call with EINTR. The run loop still sees it: epoll_wait() is never
+	 * restarted after a handler (signal(7)), so the poll returns.
+	 */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -316,6 +326,10 @@ static int session__run_replay(struct session *s)
 	int ret;
 
 	while (!s->stop && (ret = replay__next(s->rp, &e)) == 1) {
+		if (session_signalled) { /* Ctrl-C: print what was replayed so far */
+			s->interrupted = true;
+			break;
+		}
 		switch (e.type) {
 		case REC_RING: session__on_record(s, (void *)e.data, e.len); break;
 		case REC_TICK:
@@ -441,16 +455,25 @@ static int session__losses(const struct session *s, struct session_losses *l)
 {
 	const struct joiner_stats *js = joiner__stats(s->joiner);
 	int err = session__stats(s, l->stats);
+	unsigned k;
 
 	if (!err)
 		err = session__sum(s, s->ustats_fd, ST_USTAT_MAX, l->ustats);
 	if (err)
 		return err;
+	for (k = 0; s->ustops_replaced && k < ST_USTOP_MAX; k++)
+		l->ustats[k] -= s->ustops_replaced[k] < l->ustats[k] ? s->ustops_replaced[k] :
+									  l->ustats[k];
 	memcpy(l->lost, js->lost, sizeof(l->lost));
 	l->duplicates = js->duplicates;
 	l->foreign = s->foreign;
 	l->deferred_events = js->held + js->late;
 	return 0;
+}
+
+void session__take_back_stops(struct session *s, const uint64_t *replaced)
+{
+	s->ustops_replaced = replaced;
 }
 
 void session__report_losses(const struct session *s)

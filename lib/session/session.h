@@ -36,6 +36,13 @@ struct session_opts {
 	void (*on_proc)(void *ctx, const struct st_proc_event *pe);
 	/* After each poll of the ring buffer: room for deferred work; may be NULL. */
 	void (*on_poll)(void *ctx);
+	/*
+	 * These processes exited a while ago and are about to be forgotten by
+	 * the process registry (lib/session/run.c): resolve now what the tool
+	 * holds of them (raw_stacks__settle()). NULL: the registry keeps every
+	 * exited process until the end.
+	 */
+	void (*on_gone)(void *ctx, const int *pids, size_t n);
 	void *ctx;
 	/*
 	 * The tool's events never carry a stack copy (offcpu: a block is sent at
@@ -93,6 +100,13 @@ bool session__interrupted(const struct session *s);
 int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX]);
 
 /**
+ * session__take_back_stops() - walks the walker counted as stopped early whose
+ * user stack a copy's walk replaced, by enum st_ustop (ST_USTOP_MAX counts,
+ * kept by the caller and read at each report): the loss lines leave them out.
+ */
+void session__take_back_stops(struct session *s, const uint64_t *replaced);
+
+/**
  * session__report_losses() - one stderr line per nonzero loss reason over
  * the whole run, then how many deferred walks served how many events.
  */
@@ -118,7 +132,7 @@ void session__free(struct session *s);
  */
 int session_probe_deferred(char *why, size_t len);
 
-/** session_install_signals() - make SIGINT/SIGTERM stop the run loop. */
+/** session_install_signals() - make SIGINT/SIGTERM/SIGHUP stop the run loop (st_run__prepare() does). */
 void session_install_signals(void);
 
 #endif

@@ -15,29 +15,26 @@ static void frames__kernel(struct report_frame *f, uint64_t addr, bool is_return
 				    .flags = is_return ? REPORT_FRAME_RETURN : 0 };
 }
 
-/* A user frame's file and offset: the mapping that held it at @ts. */
+/* A user frame's file and offset from @loc, the mapping that held it (NULL: none did). */
 static void frames__user(struct report_frame *f, struct frame_src *src,
-			 const struct proc_registry *procs, int pid, uint64_t ts, uint64_t addr,
-			 bool is_return)
+			 const struct proc_loc *loc, uint64_t addr, bool is_return)
 {
-	struct proc_loc loc;
-
 	*f = (struct report_frame){ .name = "[unknown]", .addr = addr, .kind = REPORT_FRAME_USER,
 				    .flags = is_return ? REPORT_FRAME_RETURN : 0 };
 	*src = (struct frame_src){ .kind = FRAME_SRC_NO_MAP };
-	if (procs__resolve(procs, pid, ts, addr, &loc))
+	if (!loc)
 		return;
-	f->module = loc.path[0] ? loc.path : NULL;
-	if (!loc.file_backed) {
+	f->module = loc->path[0] ? loc->path : NULL;
+	if (!loc->file_backed) {
 		src->kind = FRAME_SRC_ANON;
 		return;
 	}
 	src->kind = FRAME_SRC_FILE;
-	src->file = loc.file;
-	src->why = loc.why;
-	f->file_off = loc.file_off;
+	src->file = loc->file;
+	src->why = loc->why;
+	f->file_off = loc->file_off;
 	f->flags |= REPORT_FRAME_HAS_OFF;
-	f->build_id = loc.file ? elf_file__build_id_hex(loc.file) : NULL;
+	f->build_id = loc->file ? elf_file__build_id_hex(loc->file) : NULL;
 }
 
 static void frames__mark(struct report_frame *f, const char *text)
@@ -51,13 +48,28 @@ static const char *frames__end(size_t ud, const char *lost, unsigned ustop)
 	return ud ? ustop_mark(ustop) : lost;
 }
 
-int event_frames__decode(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
-			 const uint64_t *ips, size_t kd, size_t ud, const char *lost,
-			 unsigned ustop)
+/* Where user frames are: looked up in the registry at the event's time, or given. */
+struct frames_where {
+	const struct proc_registry *procs;
+	uint64_t ts;
+	const struct proc_loc *locs; /* given: one per user frame, a NULL path for none */
+};
+
+static const struct proc_loc *frames__where(const struct frames_where *w, int pid, size_t i,
+					    uint64_t addr, struct proc_loc *tmp)
 {
-	const struct proc_registry *procs = symbolizer__procs(sz);
+	if (w->locs)
+		return w->locs[i].path ? &w->locs[i] : NULL;
+	return procs__resolve(w->procs, pid, w->ts, addr, tmp) ? NULL : tmp;
+}
+
+static int frames__decode(struct event_frames *ef, const struct frames_where *w, int pid,
+			  const uint64_t *ips, size_t kd, size_t ud, const char *lost,
+			  unsigned ustop)
+{
 	const char *end = frames__end(ud, lost, ustop);
 	size_t i, n = kd + ud + (end != NULL);
+	struct proc_loc tmp;
 
 	memset(ef, 0, sizeof(*ef));
 	ef->pid = pid;
@@ -76,16 +88,44 @@ int event_frames__decode(struct event_frames *ef, struct symbolizer *sz, int pid
 	 * signal frame), looked up at its own address.
 	 */
 	for (i = 0; i < ud; i++) {
-		uint64_t ip = ips[kd + i];
+		uint64_t ip = ips[kd + i], addr = ip & ~ST_FRAME_MARKS;
 
-		frames__user(&ef->v[kd + i], &ef->src[kd + i], procs, pid, ts, ip & ~ST_FRAME_MARKS,
-			     i > 0 && !(ip & ST_FRAME_EXACT));
+		frames__user(&ef->v[kd + i], &ef->src[kd + i], frames__where(w, pid, i, addr, &tmp),
+			     addr, i > 0 && !(ip & ST_FRAME_EXACT));
 	}
 	if (end)
 		frames__mark(&ef->v[kd + ud], end);
 	ef->nk = kd;
 	ef->nu = n - kd;
 	return 0;
+}
+
+int event_frames__decode(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
+			 const uint64_t *ips, size_t kd, size_t ud, const char *lost,
+			 unsigned ustop)
+{
+	const struct frames_where w = { .procs = symbolizer__procs(sz), .ts = ts };
+
+	return frames__decode(ef, &w, pid, ips, kd, ud, lost, ustop);
+}
+
+int event_frames__decode_at(struct event_frames *ef, int pid, const uint64_t *ips, size_t kd,
+			    size_t ud, const char *lost, unsigned ustop,
+			    const struct proc_loc *locs)
+{
+	const struct frames_where w = { .locs = locs };
+
+	return frames__decode(ef, &w, pid, ips, kd, ud, lost, ustop);
+}
+
+void event_frames__locate(const struct proc_registry *procs, int pid, uint64_t ts,
+			  const uint64_t *uips, size_t ud, struct proc_loc *locs)
+{
+	size_t i;
+
+	for (i = 0; i < ud; i++)
+		if (procs__resolve(procs, pid, ts, uips[i] & ~ST_FRAME_MARKS, &locs[i]))
+			locs[i] = (struct proc_loc){ .path = NULL };
 }
 
 int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
@@ -131,6 +171,23 @@ int event_frames__add_inline(struct event_frames *ef, const struct report_frame 
 	ef->src = src;
 	ef->nu += extra; /* inline frames are user code: kernel frames have none */
 	return 0;
+}
+
+/* A tracepoint's iterator: the probe's machinery, above the code that hit the tracepoint. */
+#define TRACEITER_PREFIX "__traceiter_"
+
+void event_frames__trim_plumbing(struct event_frames *ef)
+{
+	size_t k = 0;
+
+	while (k < ef->nk && ef->v[k].name &&
+	       !strncmp(ef->v[k].name, TRACEITER_PREFIX, sizeof(TRACEITER_PREFIX) - 1))
+		k++;
+	if (!k)
+		return;
+	memmove(ef->v, ef->v + k, (ef->nk + ef->nu - k) * sizeof(*ef->v));
+	memmove(ef->src, ef->src + k, (ef->nk + ef->nu - k) * sizeof(*ef->src));
+	ef->nk -= k;
 }
 
 void event_frames__release(struct event_frames *ef)

@@ -66,6 +66,28 @@ int event_frames__decode(struct event_frames *ef, struct symbolizer *sz, int pid
 			 const uint64_t *ips, size_t kd, size_t ud, const char *lost,
 			 unsigned ustop);
 
+struct proc_loc;
+struct proc_registry;
+
+/**
+ * event_frames__locate() - where each of @ud user addresses of @pid was at
+ * @ts (procs__resolve()), kept so the stack can be decoded after the
+ * registry forgot the process (event_frames__decode_at()).
+ * @locs: receives @ud places; a NULL path where no mapping held the address
+ */
+void event_frames__locate(const struct proc_registry *procs, int pid, uint64_t ts,
+			  const uint64_t *uips, size_t ud, struct proc_loc *locs);
+
+/**
+ * event_frames__decode_at() - event_frames__decode() with the user frames'
+ * places given (from event_frames__locate()) instead of looked up.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int event_frames__decode_at(struct event_frames *ef, int pid, const uint64_t *ips, size_t kd,
+			    size_t ud, const char *lost, unsigned ustop,
+			    const struct proc_loc *locs);
+
 /**
  * event_frames__build() - decode and name one event's frames (snoop).
  *
@@ -83,6 +105,14 @@ int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid,
 int event_frames__add_inline(struct event_frames *ef, const struct report_frame *pool);
 
 /** event_frames__release() - free the frames. */
+/**
+ * event_frames__trim_plumbing() - once named, drop leading kernel frames of
+ * a tracepoint's iterator (__traceiter_*): the capture's fixed skip leaves
+ * one there on some stacks and not on others (the kernel's unwinder sees it
+ * or not), which would split one kernel stack in two.
+ */
+void event_frames__trim_plumbing(struct event_frames *ef);
+
 void event_frames__release(struct event_frames *ef);
 
 #endif

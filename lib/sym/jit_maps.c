@@ -1,19 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Perf maps per process: read at first sight, refreshed, kept after exit. */
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/sym/jit_maps.h"
 #include "lib/sym/perf_map.h"
+#include "lib/sym/perf_map_src.h"
 #include "lib/util/htab.h"
 
 /*
@@ -27,9 +25,7 @@
 
 struct jit_proc {
 	struct hnode node; /* (pid, 0) */
-	int pid, nspid;
-	uid_t uid;
-	int root_fd;       /* O_PATH of /proc/PID/root, or -1 */
+	struct perf_map_src src;
 	bool exited, refused;
 	bool recorded;     /* set from a recording: /proc is never asked */
 	struct perf_map *map, *prev; /* prev: the map of an earlier process with this pid */
@@ -62,63 +58,6 @@ static struct jit_proc *jit__lookup(const struct jit_maps *jm, int pid)
 	return (struct jit_proc *)htab__first(&jm->procs, (uint64_t)pid, 0);
 }
 
-/* The process's effective uid and its pid in its own namespace, from /proc/PID/status. */
-static int jit__status(struct jit_proc *p)
-{
-	char path[64], line[256];
-	unsigned uid[2];
-	bool has_uid = false;
-	FILE *f;
-	char *s;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	p->nspid = p->pid;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Uid: %u %u", &uid[0], &uid[1]) == 2) {
-			p->uid = uid[1];
-			has_uid = true;
-		} else if (!strncmp(line, "NSpid:", 6)) {
-			/* One pid per namespace level, outermost first: the last is its own. */
-			s = strrchr(line, '\t');
-			p->nspid = s ? atoi(s + 1) : p->pid;
-		}
-	}
-	fclose(f);
-	return has_uid && p->nspid > 0 ? 0 : -EINVAL;
-}
-
-/*
- * The map file inside the process's root: absolute links resolve inside it,
- * and no link is followed at all, so a process cannot point us elsewhere.
- * Return: an fd, or -1 with errno set.
- */
-static int jit__open(const struct jit_proc *p, char *name, size_t len)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	char rel[64];
-	int fd;
-
-	snprintf(rel, sizeof(rel), "tmp/perf-%d.map", p->nspid);
-	snprintf(name, len, "/proc/%d/root/%s", p->pid, rel);
-	if (p->root_fd >= 0) {
-		fd = (int)syscall(SYS_openat2, p->root_fd, rel, &how, sizeof(how));
-		if (fd >= 0 || errno != ENOSYS)
-			return fd;
-		return openat(p->root_fd, rel, (int)how.flags);
-	}
-	if (p->exited) {
-		errno = ESRCH; /* the path would name whoever has the pid now */
-		return -1;
-	}
-	return open(name, (int)how.flags);
-}
-
 /* Reads @p's map when its file is new or changed since the last read. */
 static void jit__load(struct jit_maps *jm, struct jit_proc *p)
 {
@@ -129,17 +68,14 @@ static void jit__load(struct jit_maps *jm, struct jit_proc *p)
 
 	if (p->refused)
 		return;
-	fd = jit__open(p, name, sizeof(name));
+	fd = perf_map_src__open(&p->src, p->exited, name, sizeof(name));
 	if (fd < 0)
 		return; /* no JIT, or it has not written yet */
-	if (fstat(fd, &st) || (p->map && st.st_ino == p->last.st_ino &&
-			       st.st_size == p->last.st_size &&
-			       st.st_mtim.tv_sec == p->last.st_mtim.tv_sec &&
-			       st.st_mtim.tv_nsec == p->last.st_mtim.tv_nsec)) {
+	if (fstat(fd, &st) || (p->map && perf_map_src__unchanged(&st, &p->last))) {
 		close(fd);
 		return;
 	}
-	pm = perf_map__read_fd(fd, name, p->uid, 0);
+	pm = perf_map__read_fd(fd, name, p->src.uid, 0);
 	if (!pm && (errno == EPERM || errno == EINVAL)) {
 		p->refused = true; /* perf_map__read_fd() said why, once */
 		jm->stats.refused++;
@@ -155,28 +91,21 @@ static void jit__load(struct jit_maps *jm, struct jit_proc *p)
 
 static void jit__close_root(struct jit_maps *jm, struct jit_proc *p)
 {
-	if (p->root_fd < 0)
+	if (p->src.root_fd < 0)
 		return;
-	close(p->root_fd);
-	p->root_fd = -1;
+	perf_map_src__close_root(&p->src);
 	jm->nroots--;
 }
 
 /* @p as a new process: its identity, its root, its map. */
 static void jit__begin(struct jit_maps *jm, struct jit_proc *p)
 {
-	char path[64];
-
 	p->exited = p->refused = false;
 	memset(&p->last, 0, sizeof(p->last));
-	if (jit__status(p))
+	if (perf_map_src__init(&p->src, p->src.pid, jm->nroots < JIT_ROOTS_MAX))
 		return; /* gone already: nothing to read, nothing trusted */
-	if (jm->nroots < JIT_ROOTS_MAX) {
-		snprintf(path, sizeof(path), "/proc/%d/root", p->pid);
-		p->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (p->root_fd >= 0)
-			jm->nroots++;
-	}
+	if (p->src.root_fd >= 0)
+		jm->nroots++;
 	jit__load(jm, p);
 }
 
@@ -188,8 +117,8 @@ static struct jit_proc *jit__add(struct jit_maps *jm, int pid)
 	if (!p)
 		return NULL;
 	p->node.k1 = (uint64_t)pid;
-	p->pid = pid;
-	p->root_fd = -1;
+	p->src.pid = pid;
+	p->src.root_fd = -1;
 	if (htab__insert(&jm->procs, &p->node)) {
 		free(p);
 		return NULL;
@@ -289,8 +218,7 @@ static void jit__free_proc(struct hnode *n)
 {
 	struct jit_proc *p = (struct jit_proc *)n;
 
-	if (p->root_fd >= 0)
-		close(p->root_fd);
+	perf_map_src__close_root(&p->src);
 	perf_map__free(p->map);
 	perf_map__free(p->prev);
 	free(p);

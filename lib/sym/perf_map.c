@@ -377,34 +377,42 @@ err_free:
 	return NULL;
 }
 
-struct perf_map *perf_map__read_fd(int fd, const char *name, uid_t owner, size_t max_bytes)
+char *perf_map__read_text_fd(int fd, const char *name, uid_t owner, size_t max_bytes,
+			    size_t *len, size_t *over)
 {
-	struct perf_map *pm;
-	size_t len, over;
 	struct stat st;
 	char *text;
 	int err;
 
 	err = pm__trusted(fd, name, owner, &st);
-	if (err)
-		goto err_out;
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
 	/* Name offsets are 32-bit: no cap may pass 4 GiB. */
 	if (!max_bytes || max_bytes > UINT32_MAX - 1)
 		max_bytes = max_bytes ? UINT32_MAX - 1 : PERF_MAP_MAX_BYTES;
-	text = pm__read(fd, &st, max_bytes, &len, &over);
+	text = pm__read(fd, &st, max_bytes, len, over);
 	if (!text) {
-		err = -errno;
-		st_warn("perf-map: %s: %s", name, strerror(errno));
-		goto err_out;
+		err = errno;
+		st_warn("perf-map: %s: %s", name, strerror(err));
+		errno = err;
 	}
+	return text;
+}
+
+struct perf_map *perf_map__read_fd(int fd, const char *name, uid_t owner, size_t max_bytes)
+{
+	struct perf_map *pm;
+	size_t len, over;
+	char *text = perf_map__read_text_fd(fd, name, owner, max_bytes, &len, &over);
+
+	if (!text)
+		return NULL;
 	pm = pm__from_text(text, len);
 	if (pm)
 		pm->stats.truncated += over;
 	return pm;
-
-err_out:
-	errno = -err;
-	return NULL;
 }
 
 struct perf_map *perf_map__open(const char *path, uid_t owner, size_t max_bytes)

@@ -68,6 +68,18 @@ struct perf_map *perf_map__open(const char *path, uid_t owner, size_t max_bytes)
 struct perf_map *perf_map__read_fd(int fd, const char *name, uid_t owner, size_t max_bytes);
 
 /**
+ * perf_map__read_text_fd() - the bytes of a map file the caller opened, after
+ * the same trust check as perf_map__read_fd(), unparsed (a recording keeps them).
+ * @len:  gets the bytes read
+ * @over: gets the bytes past the cap, left unread
+ *
+ * Return: the bytes (malloc'd, the caller frees), or NULL with errno EINVAL,
+ * EPERM, ENOMEM or that of read.
+ */
+char *perf_map__read_text_fd(int fd, const char *name, uid_t owner, size_t max_bytes,
+			    size_t *len, size_t *over);
+
+/**
  * perf_map__parse() - build a map from text already in memory.
  * @text: the file's bytes (need not be NUL-terminated); copied
  * @len:  bytes at @text

@@ -474,6 +474,8 @@ int symbolizer__name(struct symbolizer *sz, struct event_frames *efs, size_t n)
 		err = name__user_batch(sz, user, nu);
 	if (!err)
 		err = name__kernel_batch(sz, kernel, nk);
+	for (i = 0; i < n && !err; i++)
+		event_frames__trim_plumbing(&efs[i]);
 	/* Last: inline frames move the frames the refs point at. */
 	for (i = 0; i < n && !err && sz->npool; i++)
 		err = event_frames__add_inline(&efs[i], sz->pool);

@@ -7,6 +7,7 @@
 
 #include "lib/unwind/copy_stage.h"
 #include "lib/unwind/copy_unwind.h"
+#include "lib/unwind/ustop.h"
 
 struct copy_stage {
 	struct copy_unwinder *cu;
@@ -14,6 +15,8 @@ struct copy_stage {
 	uint32_t max;
 	struct st_event *ev; /* rebuilt record: header + kernel frames + user frames */
 	uint64_t *user;      /* user-space walk of the copy */
+	uint64_t last_cookie; /* the deferred walk last replaced: its events come together */
+	uint32_t last_pid;
 	struct copy_stage_stats st;
 };
 
@@ -66,6 +69,22 @@ static __u16 stage__ustop(enum unwind_stop why)
 	return (unsigned)why < UNWIND_STOP_MAX ? to[why] : ST_USTOP_NONE;
 }
 
+/*
+ * The walker counted its walk as stopped early (st_ustats); the copy's walk
+ * replaces it, so that count is taken back, once per walk: the events of one
+ * deferred walk share its cookie and are released together.
+ */
+static void stage__note_replaced(struct copy_stage *cs, const struct st_event *ev)
+{
+	if (ev->ustop >= ST_USTOP_MAX || !ustop_early(ev->ustop))
+		return;
+	if (ev->cookie && ev->cookie == cs->last_cookie && ev->pid == cs->last_pid)
+		return;
+	cs->last_cookie = ev->cookie;
+	cs->last_pid = ev->pid;
+	cs->st.replaced[ev->ustop]++;
+}
+
 const struct st_event *copy_stage__process(struct copy_stage *cs, const struct st_event *ev,
 					   const uint64_t **ips)
 {
@@ -99,6 +118,7 @@ const struct st_event *copy_stage__process(struct copy_stage *cs, const struct s
 			return ev;
 		cs->st.rescued++;
 	}
+	stage__note_replaced(cs, ev);
 	*cs->ev = *ev;
 	cs->ev->udepth = n;
 	cs->ev->ustop = stage__ustop(stop);

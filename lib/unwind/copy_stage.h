@@ -25,6 +25,9 @@ struct copy_stage_stats {
 	uint64_t switched;   /* --unwind-check: not compared, the walk moved to another stack */
 	uint64_t rescued;    /* fallback: events whose user stack came from the copy */
 	uint64_t stops[UNWIND_STOP_MAX]; /* copy walks by why they stopped */
+	/* Walker walks that stopped early whose stack came from the copy instead, by
+	 * their enum st_ustop: the walker's "stopped early" count less these. */
+	uint64_t replaced[ST_USTOP_MAX];
 };
 
 enum copy_stage_mode {

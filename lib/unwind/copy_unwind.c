@@ -100,6 +100,18 @@ int copy_unwinder__set_maps(struct copy_unwinder *cu, int pid, const struct proc
 	return 0;
 }
 
+void copy_unwinder__forget(struct copy_unwinder *cu, int pid)
+{
+	int32_t key = pid;
+	struct stack_entry *e = stack_store__merge(cu->procs, &key, sizeof(key), 0, 0);
+
+	/* The key stays (the store has no removal): a few bytes per pid number, not per process. */
+	if (e) {
+		copy_proc__free(e->data);
+		e->data = NULL;
+	}
+}
+
 int copy_unwinder__see(struct copy_unwinder *cu, int pid)
 {
 	struct proc_map *maps;

@@ -50,6 +50,9 @@ int copy_unwinder__set_maps(struct copy_unwinder *cu, int pid, const struct proc
 enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const struct st_ucopy *c,
 				     uint64_t *out, size_t max, size_t *n);
 
+/** copy_unwinder__forget() - drop what is kept of @pid's mappings (its process is gone). */
+void copy_unwinder__forget(struct copy_unwinder *cu, int pid);
+
 /** copy_unwinder__free() - NULL is fine. */
 void copy_unwinder__free(struct copy_unwinder *cu);
 

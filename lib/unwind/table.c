@@ -88,11 +88,16 @@ static void table__coverage(Elf *elf, struct unwind_table *t)
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	uint64_t lo, hi, a, b;
-	size_t i;
+	size_t i, file_size = 0;
 
+	elf_rawfile(elf, &file_size);
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
 		    !(sh.sh_flags & SHF_ALLOC) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		/* A section past the end of the file or of the address space is damage, not code. */
+		if (sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset ||
+		    sh.sh_addr + sh.sh_size < sh.sh_addr)
 			continue;
 		t->exec_bytes += sh.sh_size;
 		for (i = 0; i + 1 < v->n; i++) {

@@ -11,7 +11,21 @@ ST_PIDS=()
 st_cleanup() {
 	local p
 	for p in "${ST_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	[ -z "${RUN_CG:-}" ] || rmdir "$RUN_CG" 2>/dev/null
 	rm -rf "$TMP"
+}
+
+# run_cg_init: RUN_CG, a cgroup v2 directory of this test's own (empty when
+# cgroup v2 is not mounted). "${IN_RUN_CG[@]}" CMD ARGS... runs CMD as a
+# process of it from its start (the same pid: $! is CMD's), and a tracer given
+# ${RUN_CG:+--cgroup "$RUN_CG"} sees only such processes, whatever else the
+# machine runs meanwhile (this test run elsewhere, a benchmark's flood).
+run_cg_init() {
+	local cg2
+	cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+	RUN_CG=
+	[ -z "$cg2" ] || RUN_CG=$(mktemp -d "$cg2/stacktap-test.XXXXXX") || RUN_CG=
+	IN_RUN_CG=(sh -c '[ -z "$1" ] || echo $$ > "$1/cgroup.procs"; shift; exec "$@"' _ "$RUN_CG")
 }
 
 # pass NAME / fail NAME [details...]
@@ -117,6 +131,31 @@ run_traced() {
 	wait "$wpid"
 	wait "$spid"
 	echo $? > "$TMP/$name.rc"
+}
+
+# run_jit_container NAME EXE -- STACKTAP-ARGS...: workloads/jit_fp -m 3 copied to EXE
+# (outside /tmp, which the container's tmpfs hides; the caller removes it) and
+# run in its own pid and mount namespaces with its own /tmp, so its perf map is
+# /proc/PID/root/tmp/perf-1.map; stacktap traces it with @PID@ replaced by its
+# pid as we see it. Output in $TMP/NAME.{w,out,err}.
+run_jit_container() {
+	local name=$1 exe=$2 fifo=/dev/shm/stacktap-jitc-$$ upid wpid spid
+	shift 3
+	rm -f "$fifo"; mkfifo "$fifo"
+	cp "$W/jit_fp" "$exe"
+	unshare --pid --fork --mount --propagation private sh -c \
+		'mount -t tmpfs none /tmp && exec "$0" -m 3 "$1"' "$exe" "$fifo" > "$TMP/$name.w" &
+	upid=$!
+	ST_PIDS+=("$upid")
+	wait_for_line "$TMP/$name.w" '^ready' || { fail "$name" "workload not ready"; rm -f "$fifo"; return 1; }
+	wpid=$(pgrep -P "$upid" -f "^$exe")
+	"$ST" "${@//@PID@/$wpid}" > "$TMP/$name.out" 2> "$TMP/$name.err" &
+	spid=$!
+	ST_PIDS+=("$spid")
+	wait_for_line "$TMP/$name.err" '^Tracing' || { fail "$name" "tracer not attached"; rm -f "$fifo"; return 1; }
+	echo go > "$fifo"
+	wait "$upid" "$spid"
+	rm -f "$fifo"
 }
 
 stack_block() { # frames... count -> the text block count prints

@@ -11,6 +11,9 @@ source "$(dirname "$0")/lib.sh"
 SHADOW_REASON="its path is a symbolic link"
 FIFO_REASON="not a regular file (FIFO, device, socket or directory)"
 N=5
+# The hostile process runs in the test's own cgroup, traced with --cgroup: the
+# same test running elsewhere on the machine makes hostile files of its own.
+run_cg_init
 
 # hostile_case MODE REASON
 hostile_case() {
@@ -25,7 +28,8 @@ hostile_case() {
 	# ring buffer holds what the whole machine does while stacktap is stopped.
 	timeout 60 strace -f -qq -o "$TMP/$mode.strace" -e trace=open,openat,openat2 \
 		sh -c 'echo $$ > "$0"; exec "$@"' "$pidfile" \
-		"$ST" count -U --unwind=fp --ringbuf-kb 65536 -D 4 t:syscalls:sys_enter_getpriority \
+		"$ST" count ${RUN_CG:+--cgroup "$RUN_CG"} -U --unwind=fp --ringbuf-kb 65536 -D 4 \
+		t:syscalls:sys_enter_getpriority \
 		> "$TMP/$mode.out" 2> "$TMP/$mode.err" &
 	tpid=$!
 	ST_PIDS+=("$tpid")
@@ -36,7 +40,7 @@ hostile_case() {
 	fi
 	stpid=$(cat "$pidfile")
 	kill -STOP "$stpid"
-	setpriv --reuid=nobody --regid=nogroup --clear-groups "$dir/hostile" "$mode" $N "$dir/go" \
+	"${IN_RUN_CG[@]}" setpriv --reuid=nobody --regid=nogroup --clear-groups "$dir/hostile" "$mode" $N "$dir/go" \
 		> "$TMP/$mode.w" &
 	echo go > "$dir/go"
 	wait $!

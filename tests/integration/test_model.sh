@@ -13,16 +13,20 @@ blocks_with() {
 	awk -v re="$2" 'BEGIN { RS = ""; ORS = "\n\n" } $0 ~ re' "$1"
 }
 
-# traced_while NAME -- STACKTAP_ARGS -- COMMAND...: trace system-wide while COMMAND runs
+# traced_while NAME -- STACKTAP_ARGS -- COMMAND...: trace COMMAND and its children (in
+# the test's cgroup) while it runs
 # to its end, then stop the tracer; its output lands in $TMP/NAME.{out,err}.
+run_cg_init
 traced_while() {
 	local name=$1 sargs=(); shift 2
 	while [ "$1" != -- ]; do sargs+=("$1"); shift; done; shift
-	"$ST" "${sargs[@]}" > "$TMP/$name.out" 2> "$TMP/$name.err" &
+	# Only what COMMAND runs: the same test elsewhere on the machine runs the same programs.
+	"$ST" "${sargs[0]}" ${RUN_CG:+--cgroup "$RUN_CG"} "${sargs[@]:1}" > "$TMP/$name.out" \
+		2> "$TMP/$name.err" &
 	local spid=$!
 	ST_PIDS+=("$spid")
 	wait_for_line "$TMP/$name.err" '^Tracing' 60 || { fail "$name" "not attached: $(cat "$TMP/$name.err")"; return 1; }
-	"$@" > "$TMP/$name.w"
+	"${IN_RUN_CG[@]}" "$@" > "$TMP/$name.w"
 	sleep 0.3
 	kill -INT "$spid"; wait "$spid"
 }

@@ -107,24 +107,9 @@ jit_untrusted
 # The same inside its own pid and mount namespaces, with its own /tmp: the map is
 # /proc/PID/root/tmp/perf-NSPID.map, whose pid is not the one we see.
 jit_container() {
-	# The binary and the fifo live outside /tmp, which the container's tmpfs hides
-	# (the checkout itself may be under /tmp).
-	local fifo=/dev/shm/stacktap-names-$$ exe=/dev/shm/stacktap-names-jit_fp-$$ upid wpid spid
-	rm -f "$fifo"; mkfifo "$fifo"
-	cp "$W/jit_fp" "$exe"
-	unshare --pid --fork --mount --propagation private sh -c \
-		'mount -t tmpfs none /tmp && exec "$0" -m 3 "$1"' "$exe" "$fifo" > "$TMP/jitc.w" &
-	upid=$!
-	ST_PIDS+=("$upid")
-	wait_for_line "$TMP/jitc.w" '^ready' || { fail jit-container "workload not ready"; rm -f "$fifo" "$exe"; return; }
-	wpid=$(pgrep -P "$upid" -f "^$exe")
-	"$ST" count -U -p "$wpid" "u:$exe:jit_leaf" > "$TMP/jitc.out" 2> "$TMP/jitc.err" &
-	spid=$!
-	ST_PIDS+=("$spid")
-	wait_for_line "$TMP/jitc.err" '^Tracing' || { fail jit-container "tracer not attached"; rm -f "$fifo" "$exe"; return; }
-	echo go > "$fifo"
-	wait "$upid" "$spid"
-	rm -f "$fifo" "$exe"
+	local exe=/dev/shm/stacktap-names-jit_fp-$$
+	run_jit_container jitc "$exe" -- count -U -p @PID@ "u:$exe:jit_leaf" || { rm -f "$exe"; return; }
+	rm -f "$exe"
 	expect_eq jit-container-nspid "$(wl_pid jitc)" 1
 	expect_eq jit-container "$(cat "$TMP/jitc.out")" \
 		"$(chain_block 3 jit_leaf jit_inner jit_outer main $LIBC_START)"

@@ -31,8 +31,11 @@ at_least sync-merged-in-kernel "$(in_kernel sync)" $(( $(wl_value sync sleep_blo
 # 2. The same with kernel stacks: the exact chain from the system call to __schedule.
 run_wl synck "$W/offcpu_fp" sleep 20 $MS -- offcpu -f --state S --user-stacks=sync -p @PID@
 expect_eq sync-kernel-chain "$(grep -c "^$NAP_CHAIN;$NAP_KERNEL [0-9]*$" "$TMP/synck.out")" 1
-within sync-kernel-time-5pct "$(folded_weight synck "$NAP_CHAIN;$NAP_KERNEL")" \
-	"$(( $(wl_value synck slept_ns) / 1000 ))" 5
+# 10% over 20 naps: the workload's clock also holds time it was preempted after
+# waking (runnable, not a --state S block), a few ms on a loaded machine; a block
+# paired with the wrong switch-in would be far off.
+within sync-kernel-time-10pct "$(folded_weight synck "$NAP_CHAIN;$NAP_KERNEL")" \
+	"$(( $(wl_value synck slept_ns) / 1000 ))" 10
 
 # 3. Deferred user stacks (the default): one record per block, none counted in
 #    the kernel (each waits for its entry's user stack), and the time matches.

@@ -80,6 +80,20 @@ expect_eq jit-live "$(cat "$TMP/jit.out")" \
 	"jit_fp;_start;__libc_start_main;__libc_start_call_main;main;jit_outer;jit_inner;jit_leaf $N"
 expect_file_eq jit-perf-map-same "$TMP/jit.rep" "$TMP/jit.out"
 
+# A JIT in its own pid and mount namespaces with its own /tmp writes
+# /tmp/perf-NSPID.map there: the recording keeps that map (read through the
+# process's root, kept open from first sight), not the host's /tmp/perf-PID.map.
+record_jit_container() {
+	local exe=/dev/shm/stacktap-rec-jit_fp-$$
+	run_jit_container jitc "$exe" -- record -o "$TMP/jitc.data" count -f -U -p @PID@ \
+		"u:$exe:jit_leaf" || { rm -f "$exe"; return; }
+	report jitc -i "$TMP/jitc.data" -f
+	rm -f "$exe"
+	expect_eq jit-container-recorded "$(cat "$TMP/jitc.rep")" \
+		"stacktap-rec-ji;_start;__libc_start_main;__libc_start_call_main;main;jit_outer;jit_inner;jit_leaf 3"
+}
+record_jit_container
+
 # The output options are report's to choose: text with the delimiter, from the same recording.
 report count-text -i "$TMP/count.data" -d
 expect_eq report-output-options "$(cat "$TMP/count-text.rep")" \

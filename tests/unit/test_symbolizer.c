@@ -372,8 +372,51 @@ static void test_perf_map(void)
 	fixture__free(&fx);
 }
 
+/* The address of kernel function @name in /proc/kallsyms (0 when absent or hidden). */
+static uint64_t kallsyms_addr(const char *name)
+{
+	char line[512], sym[256], type;
+	unsigned long long a;
+	uint64_t found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name))
+			found = a;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * A kernel stack whose top is a tracepoint's iterator (the kernel's unwinder
+ * shows __traceiter_sched_switch above __schedule on some off-CPU stacks and
+ * not on others): once named, it starts at __schedule, as the others do.
+ */
+static void test_trim_traceiter(void)
+{
+	uint64_t ips[2] = { kallsyms_addr("__traceiter_sched_switch"), kallsyms_addr("__schedule") };
+	struct fixture fx = { 0 };
+	struct event_frames ef;
+
+	if (!ips[0] || !ips[1]) {
+		fprintf(stderr, "  (kallsyms hides addresses: trim not checked)\n");
+		CHECK(geteuid() != 0); /* as root the addresses are there */
+		return;
+	}
+	ips[0] += 4;
+	ips[1] += 40;
+	CHECK(fixture__start(&fx, &defaults) == 0);
+	CHECK(event_frames__build(&ef, fx.sz, fx.pid, 2, ips, 2, 0, NULL, 0) == 0);
+	CHECK(ef.nk == 1 && ef.nu == 0);
+	CHECK(ef.nk == 1 && !strcmp(ef.v[0].name, "__schedule"));
+	event_frames__release(&ef);
+	fixture__free(&fx);
+}
+
 int main(void)
 {
+	test_trim_traceiter();
 	test_rust();
 	test_go();
 	test_minidebug();

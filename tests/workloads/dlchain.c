@@ -7,25 +7,7 @@
  */
 #include <dlfcn.h>
 
-#include "golib.h"
-
-#define NOINLINE __attribute__((noinline, noipa))
-
-static volatile long sink;
-
-NOINLINE void callback(void)
-{
-	sink += workload_getppid();
-}
-
-NOINLINE void run(void (*entry)(void (*)(void)), int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		entry(callback);
-	sink++;
-}
+#include "dlrun.h"
 
 int main(int argc, char **argv)
 {

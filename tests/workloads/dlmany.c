@@ -9,25 +9,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
-#include "golib.h"
-
-#define NOINLINE __attribute__((noinline, noipa))
-
-static volatile long sink;
-
-NOINLINE void callback(void)
-{
-	sink += workload_getppid();
-}
-
-NOINLINE void run(void (*entry)(void (*)(void)), int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		entry(callback);
-	sink++;
-}
+#include "dlrun.h"
 
 static int one(const char *dir, int i, int n)
 {

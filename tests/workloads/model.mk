@@ -10,7 +10,7 @@ MODEL := $(O)/workloads/dlmany/dlmany $(DLMANY_LIBS) $(O)/workloads/exitchain \
 
 workloads: $(MODEL)
 
-$(O)/workloads/dlmany/dlmany: tests/workloads/dlmany.c tests/workloads/golib.h
+$(O)/workloads/dlmany/dlmany: tests/workloads/dlmany.c tests/workloads/dlrun.h tests/workloads/golib.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(MODEL_CFLAGS) -g -fomit-frame-pointer $< -o $@ -ldl

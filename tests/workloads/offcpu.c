@@ -10,7 +10,9 @@
  *       main -> s1 -> s2 -> s3 -> nap: N nanosleeps of MS ms (with MS2,
  *       alternately MS and MS2 ms); prints "slept_ns T", T the sum of each
  *       nanosleep's own measured duration, and with MS2 "slept_ns_a" and
- *       "slept_ns_b", the sums of the MS and of the MS2 sleeps.
+ *       "slept_ns_b", the sums of the MS and of the MS2 sleeps; "slept_ns_ge20"
+ *       and "slept_ns_lt20" split the sleeps by their measured duration at
+ *       20 ms instead (a loaded machine may wake a short nap very late).
  *   offcpu pipe N GO_FIFO
  *       writer thread: pw1 -> pw2 -> push: N write() calls of 1 MiB each
  *       into a pipe that a reader thread drains 16 KiB every 500 us, so
@@ -30,6 +32,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,19 +73,29 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
-static void ready_and_wait(void)
+static void say_ready(void)
+{
+	printf("ready %d %ld\n", getpid(), syscall(SYS_gettid));
+	fflush(stdout);
+}
+
+static void wait_go(void)
 {
 	char byte;
 	int fd;
 
-	printf("ready %d %ld\n", getpid(), syscall(SYS_gettid));
-	fflush(stdout);
 	fd = open(go_fifo, O_RDONLY);
 	if (fd < 0 || read(fd, &byte, 1) < 0) {
 		perror(go_fifo);
 		exit(1);
 	}
 	close(fd);
+}
+
+static void ready_and_wait(void)
+{
+	say_ready();
+	wait_go();
 }
 
 /* --- sleep -------------------------------------------------------------- */
@@ -108,17 +121,21 @@ static long switches(int all);
  */
 static int run_sleep(long ms, long ms2)
 {
-	long long total[2] = { 0, 0 };
-	long i, before;
+	long long total[2] = { 0, 0 }, by_length[2] = { 0, 0 };
+	long i, before, t;
 
 	ready_and_wait();
 	before = switches(0);
-	for (i = 0; i < iterations; i++)
-		total[ms2 && (i & 1)] += s1(ms2 && (i & 1) ? ms2 : ms);
+	for (i = 0; i < iterations; i++) {
+		t = s1(ms2 && (i & 1) ? ms2 : ms);
+		total[ms2 && (i & 1)] += t;
+		by_length[t >= 20000000] += t;
+	}
 	printf("sleep_blocks %ld\n", switches(0) - before);
 	printf("slept_ns %lld\n", total[0] + total[1]);
 	if (ms2)
 		printf("slept_ns_a %lld\nslept_ns_b %lld\n", total[0], total[1]);
+	printf("slept_ns_lt20 %lld\nslept_ns_ge20 %lld\n", by_length[0], by_length[1]);
 	return 0;
 }
 
@@ -126,6 +143,13 @@ static int run_sleep(long ms, long ms2)
 
 static int pipe_fds[2];
 static long writer_switches, writer_all;
+/*
+ * The writer is traced by tid, from its "ready" on: it waits for the go
+ * spinning (sched_yield leaves it runnable, which --state S,D,I,T leaves
+ * out), never blocking on the fifo, so every switch-out of it the tracer
+ * sees is inside a write(). The main thread reads the fifo.
+ */
+static volatile int writer_go;
 
 static long reader_switches;
 
@@ -165,7 +189,9 @@ static void *writer(void *arg __attribute__((unused)))
 	char *buf = calloc(1, MIB);
 	long i, before, all_before;
 
-	ready_and_wait();
+	say_ready();
+	while (!writer_go)
+		sched_yield();
 	before = switches(0);
 	all_before = switches(1);
 	for (i = 0; i < iterations; i++)
@@ -197,6 +223,8 @@ static int run_pipe(void)
 	if (pipe(pipe_fds) || pthread_create(&r, NULL, reader, NULL) ||
 	    pthread_create(&w, NULL, writer, NULL))
 		return 1;
+	wait_go();
+	writer_go = 1;
 	pthread_join(w, NULL);
 	pthread_join(r, NULL);
 	printf("writes %ld\nswitches %ld\nwriter_all_switches %ld\nall_switches %ld\n", iterations,

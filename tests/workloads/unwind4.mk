@@ -14,7 +14,7 @@ $(O)/workloads/deep_nofp: tests/workloads/deep.c tests/workloads/golib.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(UNWIND4_CFLAGS) $< -o $@
 
-$(O)/workloads/dlchain: tests/workloads/dlchain.c tests/workloads/golib.h
+$(O)/workloads/dlchain: tests/workloads/dlchain.c tests/workloads/dlrun.h tests/workloads/golib.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(UNWIND4_CFLAGS) $< -o $@ -ldl

@@ -47,6 +47,7 @@ static const char doc[] =
 	"  stacktap count t:syscalls:sys_enter_getppid   # who calls getppid()\n"
 	"  stacktap count -p 185 -D 5 u:c:malloc         # malloc in PID 185 for 5 s\n"
 	"  stacktap count -p 185 ur:c:read               # who read() returned to\n"
+	"  stacktap count --cgroup /sys/fs/cgroup/a.slice u:c:malloc   # one cgroup\n"
 	"  stacktap count --lines -p 185 u:c:malloc      # with file:line of frames\n"
 	"  stacktap count --no-demangle -p 185 u:c:free  # C++/Rust names mangled\n"
 	"  stacktap count -d -P 't:sched:sched_process_*'   # per process, with --\n"
@@ -139,6 +140,23 @@ static int count_on_agg(void *ctx, const struct st_event *ev, const uint64_t *ip
 	return raw_stacks__merge(c->raw, ev, ips, count, weight);
 }
 
+/* Exited processes about to be forgotten: their kernel counts in, then their stacks resolved. */
+static void count_on_gone(void *ctx, const int *pids, size_t n)
+{
+	struct count *c = ctx;
+	size_t i;
+	int err;
+
+	if (!c->raw)
+		return; /* not started yet: nothing held */
+	if (c->run.agg_reader && (err = agg_reader__read(c->run.agg_reader, count_on_agg, c))) {
+		st_err("count: reading the in-kernel counts: %s", strerror(-err));
+		c->err = err;
+	}
+	for (i = 0; i < n && !c->err; i++)
+		c->err = raw_stacks__settle(c->raw, pids[i]);
+}
+
 /*
  * With -i each interval starts with its time, as bcc's stackcount -T does
  * (a blank line first in text output), and its losses follow on stderr.
@@ -202,6 +220,7 @@ static int count_run(struct count *c)
 		.target_pid = c->run.common.pid,
 		.on_event = count_on_event,
 		.on_interval = count_print,
+		.on_gone = count_on_gone,
 		.ctx = c,
 	};
 	int err;

@@ -162,7 +162,6 @@ int events_run__start(struct events_run *r, const struct session_opts *so)
 	r->links = probe_links__attach(r->specs, r->nspecs, &progs, r->common.pid);
 	if (!r->links)
 		return -errno;
-	session_install_signals();
 	n = probe_links__count(r->links);
 	fprintf(stderr, "Tracing %zu probe %s... Hit Ctrl-C to end.\n", n,
 		st_plural(n, "point", "points"));

@@ -27,7 +27,8 @@ const volatile __u64 offcpu_max_ns = ~0ull;                /* -M */
 /*
  * Tasks off the CPU now, by tid: the switch-out's record (its time in
  * ev.ts, its stacks), until the switch-in brings the time off the CPU.
- * Full: the switch-out is not recorded at all. Allocated as used.
+ * Full: the switch-out is not recorded, and counted (ST_DROP_BLOCK_FULL).
+ * Allocated as used.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -113,7 +114,8 @@ static __always_inline void offcpu__switch_out(struct st_scratch *s)
 		st_stat_inc(ST_STAT_UTRUNC);
 	}
 	/* The record's header is followed by its frames in the scratch: a block's layout. */
-	bpf_map_update_elem(&offcpu_start, &tid, &s->ev, BPF_ANY);
+	if (bpf_map_update_elem(&offcpu_start, &tid, &s->ev, BPF_ANY))
+		st_stat_inc(ST_DROP_BLOCK_FULL);
 	s->busy = 0;
 }
 

@@ -55,6 +55,7 @@ static const char doc[] =
 	"\nEXAMPLES:\n"
 	"  stacktap offcpu                     # every task until Ctrl-C\n"
 	"  stacktap offcpu -p 185 10           # one process, 10 seconds\n"
+	"  stacktap offcpu --cgroup /sys/fs/cgroup/a.slice 10   # one cgroup, 10 s\n"
 	"  stacktap offcpu -m 1000 --state D   # uninterruptible blocks of 1 ms or more\n"
 	"  stacktap offcpu -u -f -a 5 > out.folded   # user threads, flame graph in us\n"
 	"  stacktap offcpu --format flamegraph -o off.html 5   # flame graph, in us\n"
@@ -153,6 +154,23 @@ static int offcpu_on_agg(void *ctx, const struct st_event *ev, const uint64_t *i
 	return raw_stacks__merge(o->raw, ev, ips, count, weight);
 }
 
+/* Exited processes about to be forgotten: their kernel counts in, then their stacks resolved. */
+static void offcpu_on_gone(void *ctx, const int *pids, size_t n)
+{
+	struct offcpu *o = ctx;
+	size_t i;
+	int err;
+
+	if (!o->raw)
+		return; /* not started yet: nothing held */
+	if (o->agg && (err = agg_reader__read(o->agg, offcpu_on_agg, o))) {
+		st_err("offcpu: reading the in-kernel counts: %s", strerror(-err));
+		o->err = err;
+	}
+	for (i = 0; i < n && !o->err; i++)
+		o->err = raw_stacks__settle(o->raw, pids[i]);
+}
+
 static void offcpu_print(struct offcpu *o)
 {
 	struct report *r = report__new(st_common_opts__report_flags(&o->common));
@@ -223,6 +241,7 @@ static int offcpu_run(struct offcpu *o)
 		.duration_ns = o->common.duration_ns,
 		.target_pid = o->common.pid ? o->common.pid : o->common.tid,
 		.on_event = offcpu_on_event,
+		.on_gone = offcpu_on_gone,
 		.ctx = o,
 		.no_copies = true, /* cfg.copy_fallback = 0 in offcpu__load() */
 	};
@@ -251,7 +270,6 @@ static int offcpu_run(struct offcpu *o)
 		}
 		fprintf(stderr, "Tracing off-CPU time (us)... Hit Ctrl-C to end.\n");
 	}
-	session_install_signals();
 	err = session__run(o->run.session);
 	bpf_link__destroy(o->link);
 	o->link = NULL;

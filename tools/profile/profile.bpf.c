@@ -16,15 +16,12 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set before load by tools/profile/profile.c. */
 const volatile bool profile_idle = false; /* -I: keep samples of the idle tasks */
-const volatile __u64 profile_cgroup = 0;  /* --cgroup: its cgroup v2 id, 0 = any */
 
 SEC("perf_event")
 int st_profile_sample(struct bpf_perf_event_data *ctx)
 {
 	/* The idle tasks are pid 0, one per CPU. */
 	if (!profile_idle && !(__u32)bpf_get_current_pid_tgid())
-		return 0;
-	if (profile_cgroup && bpf_get_current_cgroup_id() != profile_cgroup)
 		return 0;
 	return st_capture(ctx, 0, 1);
 }

@@ -11,12 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
-#include <linux/magic.h>
 #include <linux/perf_event.h>
 
 #include "bpf/aggregate.h" /* the skeleton names struct st_agg_config */
@@ -38,8 +36,6 @@ struct profile {
 	struct st_common_opts common;
 	uint64_t hz;
 	bool idle, annotate, delimiter, per_pid;
-	const char *cgroup;
-	uint64_t cgroup_id;
 	struct profile_bpf *skel;
 	struct bpf_link **links;
 	int nlinks;
@@ -70,13 +66,11 @@ static const char doc[] =
 	"  stacktap profile --cgroup /sys/fs/cgroup/system.slice 5\n"
 	"  stacktap profile --user-stacks=sync -F 999  # user stacks at the sample\n";
 
-enum { OPT_CGROUP = 0x300 };
 
 const struct argp_option profile_options[] = {
 	{ NULL, 0, NULL, 0, "Sampling:", 4 },
 	{ "frequency", 'F', "HZ", 0, "Samples per second on each CPU (default 49)", 4 },
 	{ "include-idle", 'I', NULL, 0, "Keep samples of the idle tasks", 4 },
-	{ "cgroup", OPT_CGROUP, "PATH", 0, "Only tasks in this cgroup (v2 directory)", 4 },
 	{ NULL, 0, NULL, 0, "Output:", 5 },
 	{ "folded", 'f', NULL, 0, "Folded output, as flamegraph.pl reads it (--format folded)", 5 },
 	{ "annotate", 'a', NULL, 0, "With -f, mark kernel frames with a _[k] suffix", 5 },
@@ -84,25 +78,6 @@ const struct argp_option profile_options[] = {
 	{ "perpid", 'P', NULL, 0, "Count stacks per process: 'comm [PID]', or comm-PID with -f", 5 },
 	{},
 };
-
-static void profile__cgroup(struct argp_state *state, struct profile *p, const char *path)
-{
-	struct statfs sf;
-	struct stat st;
-
-	p->cgroup = path;
-	if (st_run_replaying())
-		return; /* a directory of the recording machine; only the capture used its id */
-	/*
-	 * A cgroup v2 directory's inode number is the id bpf_get_current_cgroup_id()
-	 * gives; any other directory's would match no task, silently.
-	 */
-	if (stat(path, &st) || statfs(path, &sf))
-		argp_failure(state, 2, 0, "cgroup '%s': %s", path, strerror(errno));
-	else if (!S_ISDIR(st.st_mode) || sf.f_type != CGROUP2_SUPER_MAGIC)
-		argp_failure(state, 2, 0, "cgroup '%s': not a cgroup v2 directory", path);
-	p->cgroup_id = st.st_ino;
-}
 
 static error_t profile_parse(int key, char *arg, struct argp_state *state)
 {
@@ -115,7 +90,6 @@ static error_t profile_parse(int key, char *arg, struct argp_state *state)
 			argp_failure(state, 2, 0, "frequency '%s': want 1-%d", arg, PROFILE_HZ_MAX);
 		break;
 	case 'I': p->idle = true; break;
-	case OPT_CGROUP: profile__cgroup(state, p, arg); break;
 	case 'f': p->common.format_name = "folded"; break;
 	case 'a': p->annotate = true; break;
 	case 'd': p->delimiter = true; break;
@@ -149,7 +123,6 @@ static int profile__load(struct profile *p)
 	p->skel->rodata->st_agg_cfg = (struct st_agg_config){ .on = st_run_aggregates(),
 							      .hash_mask = ~0ull };
 	p->skel->rodata->profile_idle = p->idle;
-	p->skel->rodata->profile_cgroup = p->cgroup_id;
 	err = capture_maps_size(p->skel->obj, &p->common);
 	if (!err)
 		err = profile_bpf__load(p->skel);
@@ -222,6 +195,27 @@ static int profile_on_agg(void *ctx, const struct st_event *ev, const uint64_t *
 	return raw_stacks__merge(p->raw, ev, ips, count, count * (1000000000ull / p->hz));
 }
 
+/*
+ * Exited processes the registry is about to forget: their counts the
+ * kernel holds come in first, then their stacks are resolved while their
+ * mappings are known.
+ */
+static void profile_on_gone(void *ctx, const int *pids, size_t n)
+{
+	struct profile *p = ctx;
+	size_t i;
+	int err;
+
+	if (!p->raw)
+		return; /* not started yet: nothing held */
+	if (p->agg && (err = agg_reader__read(p->agg, profile_on_agg, p))) {
+		st_err("profile: reading the in-kernel counts: %s", strerror(-err));
+		p->err = err;
+	}
+	for (i = 0; i < n && !p->err; i++)
+		p->err = raw_stacks__settle(p->raw, pids[i]);
+}
+
 static void profile_print(struct profile *p)
 {
 	struct report *r = report__new((p->per_pid ? REPORT_BY_PID : 0) |
@@ -270,6 +264,7 @@ static int profile_run(struct profile *p)
 		.duration_ns = p->common.duration_ns,
 		.target_pid = p->common.pid ? p->common.pid : p->common.tid,
 		.on_event = profile_on_event,
+		.on_gone = profile_on_gone,
 		.ctx = p,
 	};
 	int err;
@@ -291,7 +286,6 @@ static int profile_run(struct profile *p)
 		err = profile__attach(p);
 	if (err)
 		return 1;
-	session_install_signals();
 	if (!st_run_replaying())
 		fprintf(stderr, "Sampling at %llu Hz on %d %s... Hit Ctrl-C to end.\n",
 			(unsigned long long)p->hz, p->nlinks, st_plural(p->nlinks, "CPU", "CPUs"));

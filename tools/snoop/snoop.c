@@ -40,6 +40,7 @@ static const char doc[] =
 	"  stacktap snoop t:syscalls:sys_enter_openat        # every openat()\n"
 	"  stacktap snoop -p 185 -n 10 u:c:malloc            # 10 mallocs of PID 185\n"
 	"  stacktap snoop -p 185 ur:c:getaddrinfo            # each return\n"
+	"  stacktap snoop --cgroup /sys/fs/cgroup/a.slice u:c:free   # one cgroup\n"
 	"  stacktap snoop --json t:sched:sched_process_exec  # JSON, one per line\n"
 	"  stacktap snoop --format perf-script -n 9 u:c:malloc > m.perf   # as perf\n"
 	"  stacktap snoop --format ctf -o trace -n 9 u:c:malloc  # for babeltrace2\n";

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit test of forgetting exited processes (lib/proc/registry.c
+ * procs__forget_gone(), lib/pipeline/raw_stacks.c raw_stacks__settle()):
+ * the stacks of a process resolved just before the registry forgets it keep
+ * the mappings of their own events (one address in this test's own file,
+ * then in another file mapped at the same place), and are named after the
+ * registry no longer knows the process; a pid reused before the forget is
+ * kept. Made-up pids and times, this test's own file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf/record.h"
+#include "lib/pipeline/raw_stacks.h"
+#include "lib/proc/maps.h"
+#include "lib/proc/registry.h"
+#include "lib/report/report.h"
+#include "lib/sym/symbolizer.h"
+#include "tests/unit/check.h"
+
+__attribute__((noinline)) int forget_target(int x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x * 5 + 1;
+}
+
+/* This process's mapping that holds @addr, path copied. Return: 0 or -1. */
+static int own_mapping(uint64_t addr, struct proc_map *out)
+{
+	struct proc_map *maps;
+	size_t n, i;
+	int found = -1;
+
+	if (proc_maps__read(getpid(), &maps, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (maps[i].start <= addr && addr < maps[i].end) {
+			*out = maps[i];
+			out->path = strdup(maps[i].path);
+			found = out->path ? 0 : -1;
+		}
+	}
+	proc_maps__free(maps, n);
+	return found;
+}
+
+static void settle(void *ctx, const int *pids, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		CHECK_EQ_U64(raw_stacks__settle(ctx, pids[i]), 0);
+}
+
+/* One user frame at @addr for @pid at @ts. */
+static void add(struct raw_stacks *rs, int pid, uint64_t ts, uint64_t addr)
+{
+	struct st_event ev = { .pid = (uint32_t)pid, .tid = (uint32_t)pid, .udepth = 1, .ts = ts,
+			       .weight = 1, .ustop = ST_USTOP_OUTERMOST, .comm = "forget" };
+
+	CHECK_EQ_U64(raw_stacks__add(rs, &ev, &addr, 1), 0);
+}
+
+/* The report's stack of @pid whose only frame is in @module. Return: it, or NULL. */
+static const struct report_stack *find(struct report_stack **v, size_t n, int pid,
+				       const char *module)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i]->pid == pid && v[i]->nu >= 1 && v[i]->frames[0].module &&
+		    !strcmp(v[i]->frames[0].module, module))
+			return v[i];
+	return NULL;
+}
+
+static void check_forget(struct proc_registry *r, struct raw_stacks *rs, struct symbolizer *sym,
+			 uint64_t addr, const struct proc_map *m)
+{
+	const int p = 2000000011, q = 2000000012;
+	const struct report_stack *s;
+	struct report_stack **v;
+	struct proc_map lib = *m;
+	struct proc_loc loc;
+	struct report *rep;
+	uint64_t oldest, off;
+	char other[64];
+	size_t n;
+
+	CHECK_EQ_U64(procs__set_maps(r, p, 50, m, 1), 0);
+	CHECK_EQ_U64(procs__set_maps(r, q, 50, m, 1), 0);
+	/* Another file at the same address from t=400: one that cannot be opened. */
+	lib.inode = 1;
+	lib.path = "/nonexistent/libother.so";
+	procs__map(r, p, 400, &lib);
+	CHECK_EQ_U64(procs__resolve(r, p, 150, addr, &loc), 0);
+	off = loc.file_off;
+	add(rs, p, 150, addr);
+	add(rs, p, 450, addr);
+	add(rs, p, 460, addr); /* the same mappings as at 450: the same stack */
+	add(rs, q, 150, addr);
+	procs__exit(r, p, 500);
+	procs__exit(r, q, 500);
+	procs__exec(r, q, 550); /* q's pid lives again: not forgotten */
+	CHECK_EQ_U64(procs__gone_ready(r, 600, &oldest), 2);
+	CHECK_EQ_U64(oldest, 500);
+	CHECK_EQ_U64(procs__forget_gone(r, 600, settle, rs), 0);
+	CHECK_EQ_U64(procs__stats(r)->forgotten, 1);
+	CHECK_EQ_U64(procs__gone_ready(r, 600, &oldest), 0);
+	CHECK_EQ_U64(procs__resolve(r, p, 150, addr, &loc), (uint64_t)-ESRCH);
+	CHECK_EQ_U64(procs__resolve(r, q, 150, addr, &loc), 0);
+	CHECK_EQ_U64(raw_stacks__settled(rs), 2); /* p's two stacks; q's waits for the report */
+
+	rep = report__new(REPORT_BY_PID);
+	CHECK(rep != NULL);
+	if (!rep)
+		return;
+	CHECK_EQ_U64(raw_stacks__report(rs, sym, rep), 0);
+	v = report__sorted(rep, &n);
+	CHECK_EQ_U64(n, 3);
+	s = find(v, n, p, m->path);
+	CHECK(s && s->count == 1 && !strcmp(s->frames[0].name, "forget_target") &&
+	      s->frames[0].file_off == off);
+	s = find(v, n, p, "/nonexistent/libother.so");
+	snprintf(other, sizeof(other), "[unknown] (libother.so+%#llx)", (unsigned long long)off);
+	CHECK(s && s->count == 2 && !strcmp(s->frames[0].name, other) &&
+	      s->frames[0].file_off == off);
+	s = find(v, n, q, m->path);
+	CHECK(s && s->count == 1 && !strcmp(s->frames[0].name, "forget_target"));
+	report__free(rep);
+}
+
+int main(void)
+{
+	uint64_t addr = (uintptr_t)forget_target + 3;
+	struct proc_map m = { 0 };
+	struct proc_registry *r = procs__new();
+	struct symbolizer *sym = r ? symbolizer__new(r) : NULL;
+	struct raw_stacks *rs = sym ? raw_stacks__new(sym) : NULL;
+
+	CHECK(rs != NULL);
+	CHECK_EQ_U64(own_mapping(addr, &m), 0);
+	if (rs && m.path)
+		check_forget(r, rs, sym, addr, &m);
+	raw_stacks__free(rs);
+	symbolizer__free(sym);
+	procs__free(r);
+	free(m.path);
+	CHECK(forget_target(1) == 6);
+	return CHECK_DONE();
+}
