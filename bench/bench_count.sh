@@ -28,8 +28,12 @@
 # and the floor kernel-only and user-only: the split table then says where
 # stacktap's BPF time goes above the floor (docs/bench-count.md).
 #
+# With BENCH_BEFORE=PATH (another stacktap binary, e.g. one built from main) the
+# rounds also run it, default and --unwind=fp, as stacktap-before and
+# stacktap-before-fp: a change's before and after in one run.
+#
 # Environment: O, ST (from bench/run.sh), BENCH_N (2000000), BENCH_REPS (3),
-# BENCH_BPF_STATS (1), BENCH_BCC (stackcount's path), BENCH_VARIANTS (0). A peer tool that cannot
+# BENCH_BPF_STATS (1), BENCH_BCC (stackcount's path), BENCH_VARIANTS (0), BENCH_BEFORE. A peer tool that cannot
 # run gets its reason in its row; the exit status is non-zero only when
 # stacktap itself fails.
 set -u
@@ -48,6 +52,7 @@ BCC=${BENCH_BCC:-/usr/sbin/stackcount-bpfcc} # Debian names bcc tools *-bpfcc
 ATTACH_TIMEOUT_S=120 # bcc compiles its program with clang first: seconds on a busy box
 STOP_TIMEOUT_S=120   # the tracers symbolize and print after SIGINT
 VARIANTS=${BENCH_VARIANTS:-0}
+BEFORE=${BENCH_BEFORE:-}
 FLOOR=$O/bench/floor
 TOOLS=(baseline floor stacktap bcc bpftrace)
 
@@ -114,6 +119,8 @@ tracer_cmd() {
 	case $1 in
 	stacktap) CMD+=("$ST" count -d -p "$2" "t:$TP") ;;
 	stacktap-fp) CMD+=("$ST" count -d --unwind=fp -p "$2" "t:$TP") ;;
+	stacktap-before) CMD+=("$BEFORE" count -d -p "$2" "t:$TP") ;;
+	stacktap-before-fp) CMD+=("$BEFORE" count -d --unwind=fp -p "$2" "t:$TP") ;;
 	stacktap-K) CMD+=("$ST" count -d -K -p "$2" "t:$TP") ;;
 	stacktap-U) CMD+=("$ST" count -d -U -p "$2" "t:$TP") ;;
 	stacktap-U-fp) CMD+=("$ST" count -d -U --unwind=fp -p "$2" "t:$TP") ;;
@@ -317,11 +324,11 @@ added() {
 print_results() {
 	local t add bcc flo ratio rfloor over lost
 	bcc=$(added bcc) flo=$(added floor)
-	printf '%-15s %9s %12s %8s %9s %11s %12s  %s\n' tool ns/call "added ns/ev" "vs bcc" \
+	printf '%-18s %9s %12s %8s %9s %11s %12s  %s\n' tool ns/call "added ns/ev" "vs bcc" \
 		"vs floor" "over floor" "stacks lost" "runs (ns/call)"
 	for t in "${TOOLS[@]}"; do
 		if [ -z "${NS[$t]:-}" ]; then
-			printf '%-15s %s\n' "$t" "not run: ${REASON[$t]:-unknown}"
+			printf '%-18s %s\n' "$t" "not run: ${REASON[$t]:-unknown}"
 			continue
 		fi
 		add=$(added "$t") ratio=- rfloor=- over=-
@@ -329,7 +336,7 @@ print_results() {
 		[ -n "$flo" ] && [ "$flo" -gt 0 ] && rfloor=$(ratio "$add" "$flo") over=$((add - flo))
 		lost=$(echo "${LOST[$t]:-}" | maxof)
 		[ "$t" = baseline ] && add=- ratio=- lost=- rfloor=- over=-
-		printf '%-15s %9s %12s %8s %9s %11s %12s  %s\n' "$t" "$(med NS "$t")" "$add" "$ratio" \
+		printf '%-18s %9s %12s %8s %9s %11s %12s  %s\n' "$t" "$(med NS "$t")" "$add" "$ratio" \
 			"$rfloor" "$over" "${lost:-?}" "${NS[$t]}${REASON[$t]:+(${REASON[$t]})}"
 	done
 }
@@ -340,12 +347,12 @@ print_results() {
 print_split() {
 	local t cb cf bb bf
 	cb=$(added_cpu bcc) cf=$(added_cpu floor) bb=$(med BPFNS bcc) bf=$(med BPFNS floor)
-	printf '%-15s %9s %9s %13s %8s %10s %11s %9s %9s %9s %9s\n' tool "loop CPU" "off-CPU" \
+	printf '%-18s %9s %9s %13s %8s %10s %11s %9s %9s %9s %9s\n' tool "loop CPU" "off-CPU" \
 		"ctxsw/1k ev" "IPIs/ev" "BPF ns/ev" "tracer CPU" "CPU/bcc" "CPU/floor" "BPF/bcc" \
 		"BPF/floor"
 	for t in "${TOOLS[@]}"; do
 		[ -n "${NS[$t]:-}" ] || continue
-		printf '%-15s %9s %9s %13s %8s %10s %11s %9s %9s %9s %9s\n' "$t" "$(med CPU "$t")" \
+		printf '%-18s %9s %9s %13s %8s %10s %11s %9s %9s %9s %9s\n' "$t" "$(med CPU "$t")" \
 			"$(med OFF "$t")" "$(med CSW "$t")" "$(med IPI "$t")" "$(med BPFNS "$t")" \
 			"$(med TCPU "$t")" "$(ratio "$(added_cpu "$t")" "$cb")" \
 			"$(ratio "$(added_cpu "$t")" "$cf")" "$(ratio "$(med BPFNS "$t")" "$bb")" \
@@ -399,12 +406,17 @@ main() {
 	# every event as a record, as before in-kernel counting (feature probe)
 	"$ST" count --help 2>/dev/null | grep -q -- '--no-aggregate' &&
 		TOOLS=("${TOOLS[@]:0:3}" stacktap-rec "${TOOLS[@]:3}")
+	if [ -n "$BEFORE" ]; then
+		[ -x "$BEFORE" ] || { note "BENCH_BEFORE=$BEFORE: not an executable"; exit 1; }
+		TOOLS+=(stacktap-before stacktap-before-fp)
+	fi
 	[ "$VARIANTS" = 1 ] &&
 		TOOLS+=(floor-k floor-u stacktap-K stacktap-U stacktap-U-fp stacktap-defer)
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs" \
 		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 	echo "$N getppid() calls per run, t:$TP, median of $REPS; load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "stacktap: $ST"
+	[ -n "$BEFORE" ] && echo "stacktap-before: $BEFORE"
 	[ -n "${BCC_KERNEL_SOURCE:-}" ] && echo "bcc: BCC_KERNEL_SOURCE=$BCC_KERNEL_SOURCE"
 	for ((rep = 1; rep <= REPS; rep++)); do
 		for t in "${TOOLS[@]}"; do

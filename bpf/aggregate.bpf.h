@@ -62,45 +62,43 @@ const volatile struct st_agg_config st_agg_cfg = { .hash_mask = ~0ull };
  * code (bpf/proc_events.bpf.h), and part of the count key, so a library
  * unmapped and another mapped at the same addresses counts apart, and its
  * first event (a record) names it with the mappings of its own time. Never
- * deleted: a reused pid keeps counting up. Full: generations stop moving
- * for new processes (their keys still hold pid and comm).
+ * reset: a reused pid keeps counting up.
+ *
+ * A slot per pid modulo ST_AGG_GENS, in an ARRAY: read on every counted
+ * event, and an array read is a load where a hash lookup was a helper call
+ * and a hash (~40 ns, bench/bench_count.sh). Pids that share a slot share
+ * bumps: a bump then only starts new keys for the other pid too (its next
+ * event travels as a record), it never merges anything, since the key also
+ * holds the pid. 256 KiB.
  */
+#define ST_AGG_GENS 65536 /* a power of two */
+
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 65536);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, ST_AGG_GENS);
 	__type(key, __u32);
 	__type(value, __u32);
 } st_agg_gens SEC(".maps");
 
+/* The generation slot of @pid. Return: a pointer to it (NULL only to the verifier). */
+static __always_inline __u32 *st_agg_gen_of(__u32 pid)
+{
+	__u32 slot = pid & (ST_AGG_GENS - 1);
+
+	return bpf_map_lookup_elem(&st_agg_gens, &slot);
+}
+
 /* st_agg_mappings_changed() - @pid's code changed: its later events count apart. */
 static __always_inline void st_agg_mappings_changed(__u32 pid)
 {
-	__u32 one = 1, *gen;
+	__u32 *gen;
 
 	if (!st_agg_cfg.on)
 		return;
-	gen = bpf_map_lookup_elem(&st_agg_gens, &pid);
+	gen = st_agg_gen_of(pid);
 	if (gen)
 		__sync_fetch_and_add(gen, 1);
-	else
-		bpf_map_update_elem(&st_agg_gens, &pid, &one, BPF_NOEXIST);
 }
-
-/* The per-CPU working state of one event (map memory: bpf_loop state must not be on the stack). */
-struct st_agg_tmp {
-	__u64 hash;
-	__u32 differ;
-	__u32 pad;
-	struct st_agg_key key;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct st_agg_tmp);
-} st_agg_tmp_map SEC(".maps");
 
 #ifndef EEXIST
 #define EEXIST 17
@@ -128,6 +126,35 @@ static __always_inline __u64 st_agg_fmix(__u64 h)
 }
 
 /*
+ * The hash and the comparison go through bpf_loop(), ST_AGG_BLOCK frames a
+ * callback: a callback per frame cost more than the frame's arithmetic
+ * (bench/bench_count.sh), and plain bounded loops made the verifier walk
+ * every one of the ST_AGG_FRAMES iterations in each of count's programs,
+ * which tripled the start-up (0.6 -> 2.1 s). Their state lives in per-CPU
+ * map memory: on the stack the callback's states would never converge.
+ */
+#define ST_AGG_BLOCK 32 /* frames a callback; divides ST_AGG_FRAMES */
+
+struct st_agg_tmp {
+	__u64 hash;
+	__u32 n;      /* frames of the event */
+	__u32 differ; /* the comparison found a frame that differs */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct st_agg_tmp);
+} st_agg_tmp_map SEC(".maps");
+
+struct st_agg_loop {
+	const struct st_agg_stack *ev; /* the event: its header, then ST_AGG_FRAMES slots at least */
+	const struct st_agg_stack *stored;
+	struct st_agg_tmp *t;
+};
+
+/*
  * A frame index the verifier can bound: clang drops a mask it can prove
  * useless after the caller's range check, and the verifier loses that check
  * in the 32-to-64-bit move, so the mask is kept opaque to clang.
@@ -138,35 +165,55 @@ static __always_inline __u32 st_agg_index(__u32 i)
 	return i & (ST_AGG_FRAMES - 1);
 }
 
-struct st_agg_loop {
-	struct st_agg_stack *ev; /* the event: its header, then at least ST_AGG_FRAMES slots */
-	struct st_agg_tmp *t;
-	struct st_agg_stack *stored;
-};
-
-static int st_agg_hash_step(__u32 i, void *arg)
+static int st_agg_hash_block(__u32 b, void *arg)
 {
 	struct st_agg_loop *l = arg;
+	__u32 j, i, n = l->t->n;
+	__u64 h = l->t->hash;
 
-	if (i >= ST_AGG_FRAMES)
-		return 1;
-	i = st_agg_index(i);
-	l->t->hash = st_agg_mix(l->t->hash, l->ev->ips[i]);
+	for (j = 0; j < ST_AGG_BLOCK; j++) {
+		i = b * ST_AGG_BLOCK + j;
+		if (i >= n)
+			break;
+		h = st_agg_mix(h, l->ev->ips[st_agg_index(i)]);
+	}
+	l->t->hash = h;
 	return 0;
 }
 
-static int st_agg_cmp_step(__u32 i, void *arg)
+static int st_agg_cmp_block(__u32 b, void *arg)
 {
 	struct st_agg_loop *l = arg;
+	__u32 j, i, n = l->t->n;
 
-	if (i >= ST_AGG_FRAMES)
-		return 1;
-	i = st_agg_index(i);
-	if (l->stored->ips[i] != l->ev->ips[i]) {
-		l->t->differ = 1;
-		return 1;
+	for (j = 0; j < ST_AGG_BLOCK; j++) {
+		i = b * ST_AGG_BLOCK + j;
+		if (i >= n)
+			break;
+		i = st_agg_index(i);
+		if (l->stored->ips[i] != l->ev->ips[i]) {
+			l->t->differ = 1;
+			return 1;
+		}
 	}
 	return 0;
+}
+
+static __always_inline __u32 st_agg_blocks(__u32 n)
+{
+	return (n + ST_AGG_BLOCK - 1) / ST_AGG_BLOCK;
+}
+
+/*
+ * The hash of the frames of @l's event and its depths. Strong enough that
+ * distinct stacks rarely share it (64 bits), not cryptographic: a shared
+ * hash costs a record, never a wrong count (st_agg_same()).
+ */
+static __always_inline __u64 st_agg_hash(struct st_agg_loop *l)
+{
+	l->t->hash = (__u64)l->ev->ev.kdepth << 16 | l->ev->ev.udepth;
+	bpf_loop(st_agg_blocks(l->t->n), st_agg_hash_block, l, 0);
+	return st_agg_fmix(l->t->hash);
 }
 
 /* The stored stack of @hash, storing @ev's when there is none. Return: it, or NULL (full). */
@@ -184,13 +231,13 @@ static __always_inline struct st_agg_stack *st_agg_stack_of(struct st_agg_stack 
 	return bpf_map_lookup_elem(&st_agg_stacks, &hash);
 }
 
-/* True when @stored holds exactly the event's frames. */
-static __always_inline bool st_agg_same(struct st_agg_loop *l, __u32 n)
+/* True when @l->stored holds exactly the event's frames: every frame compared. */
+static __always_inline bool st_agg_same(struct st_agg_loop *l)
 {
 	if (l->stored->ev.kdepth != l->ev->ev.kdepth || l->stored->ev.udepth != l->ev->ev.udepth)
 		return false;
 	l->t->differ = 0;
-	bpf_loop(n, st_agg_cmp_step, l, 0);
+	bpf_loop(st_agg_blocks(l->t->n), st_agg_cmp_block, l, 0);
 	return !l->t->differ;
 }
 
@@ -198,30 +245,35 @@ static __always_inline bool st_agg_same(struct st_agg_loop *l, __u32 n)
  * Adds the event to its count. Return: true when counted here, false when
  * the event must still be sent (first of its key, map full).
  */
-static __always_inline bool st_agg_count(struct st_event *ev, struct st_agg_tmp *t)
+static __always_inline bool st_agg_count(struct st_event *ev, __u64 hash)
 {
-	struct st_agg_val fresh = { .first_ts = ev->ts }, *v;
+	struct st_agg_key key, *k = &key;
+	struct st_agg_val fresh = {}, *v;
 	__u32 *gen;
 	long err;
 
-	t->key.hash = t->hash;
-	t->key.pid = ev->pid;
-	t->key.tid = st_agg_cfg.per_tid ? ev->tid : 0;
-	t->key.flags = ev->flags & (ST_EV_UFAIL | ST_EV_KTHREAD);
-	t->key.ustop = ev->ustop;
-	gen = bpf_map_lookup_elem(&st_agg_gens, &ev->pid);
-	t->key.gen = gen ? *gen : 0;
-	__builtin_memcpy(t->key.comm, ev->comm, ST_COMM_LEN);
-	v = bpf_map_lookup_elem(&st_agg_counts, &t->key);
+	k->hash = hash;
+	k->pid = ev->pid;
+	k->tid = st_agg_cfg.per_tid ? ev->tid : 0;
+	k->flags = ev->flags & (ST_EV_UFAIL | ST_EV_KTHREAD);
+	k->ustop = ev->ustop;
+	gen = st_agg_gen_of(ev->pid);
+	k->gen = gen ? *gen : 0;
+	__builtin_memcpy(k->comm, ev->comm, ST_COMM_LEN);
+	v = bpf_map_lookup_elem(&st_agg_counts, k);
 	if (!v) {
-		err = bpf_map_update_elem(&st_agg_counts, &t->key, &fresh, BPF_NOEXIST);
+		/* A new key: its first event travels as a record, stamped now (st_capture_send()). */
+		if (!ev->ts)
+			ev->ts = bpf_ktime_get_ns();
+		fresh.first_ts = ev->ts;
+		err = bpf_map_update_elem(&st_agg_counts, k, &fresh, BPF_NOEXIST);
 		if (!err)
-			return false; /* the key's first event: sent as a record */
+			return false;
 		if (err != -EEXIST) {
 			st_stat_inc(ST_STAT_AGG_FULL);
 			return false;
 		}
-		v = bpf_map_lookup_elem(&st_agg_counts, &t->key);
+		v = bpf_map_lookup_elem(&st_agg_counts, k);
 		if (!v)
 			return false;
 	}
@@ -229,6 +281,18 @@ static __always_inline bool st_agg_count(struct st_event *ev, struct st_agg_tmp 
 	__sync_fetch_and_add(&v->weight, ev->weight);
 	st_stat_inc(ST_STAT_AGG);
 	return true;
+}
+
+/*
+ * st_agg_lazy_clock() - may the capture leave st_event.ts at 0 until the
+ * event turns out to need one? Yes when every event may be counted here:
+ * a counted event needs no time (the first of its key and every record get
+ * theirs from st_agg_count() or st_capture_send(), after the walk). A
+ * constant after load (read-only config).
+ */
+static __always_inline bool st_agg_lazy_clock(void)
+{
+	return st_agg_cfg.on && !st_cfg.copy_bytes && st_cfg.user_mode != ST_USER_DEFERRED;
 }
 
 /*
@@ -241,8 +305,9 @@ static __always_inline bool st_agg_count(struct st_event *ev, struct st_agg_tmp 
  */
 static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 {
-	__u32 zero = 0, n = (__u32)ev->kdepth + ev->udepth;
 	struct st_agg_loop l = { .ev = (struct st_agg_stack *)ev };
+	__u32 zero = 0, n = (__u32)ev->kdepth + ev->udepth;
+	__u64 hash;
 
 	if (!st_agg_cfg.on || st_cfg.copy_bytes || want_copy ||
 	    (ev->flags & (ST_EV_UDEFERRED | ST_EV_UNLOADED | ST_EV_UCOPY)))
@@ -254,19 +319,18 @@ static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 	l.t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
 	if (!l.t)
 		return false;
-	l.t->hash = (__u64)ev->kdepth << 16 | ev->udepth;
-	bpf_loop(n, st_agg_hash_step, &l, 0);
-	l.t->hash = st_agg_fmix(l.t->hash) & st_agg_cfg.hash_mask;
-	l.stored = st_agg_stack_of(l.ev, l.t->hash);
+	l.t->n = n;
+	hash = st_agg_hash(&l) & st_agg_cfg.hash_mask;
+	l.stored = st_agg_stack_of((struct st_agg_stack *)ev, hash);
 	if (!l.stored) {
 		st_stat_inc(ST_STAT_AGG_FULL);
 		return false;
 	}
-	if (!st_agg_same(&l, n)) {
+	if (!st_agg_same(&l)) {
 		st_stat_inc(ST_STAT_AGG_COLLIDE);
 		return false;
 	}
-	return st_agg_count(ev, l.t);
+	return st_agg_count(ev, hash);
 }
 
 #endif

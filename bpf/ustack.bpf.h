@@ -514,6 +514,16 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 	}
 	if (st_up(st, cfa, ST_USTOP_BAD_CFA))
 		return 1;
+	/*
+	 * rbp saved right below the return address (push %rbp at a function's
+	 * start: most frames of code with frame pointers): both in one read,
+	 * which costs as much as one of the two.
+	 */
+	if (row->rbp == UNWIND_RBP_SAVED && row->rbp_off == -2) {
+		if (st_uread(buf, 16, cfa - 16, faultable))
+			return st_ustop(st, ST_USTOP_READ_FAILED);
+		return st_to_caller(st, cfa, buf[1], buf[0], false, 0);
+	}
 	if (st_uread(&buf[1], 8, cfa - 8, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log)

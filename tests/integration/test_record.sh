@@ -12,9 +12,12 @@ N=37
 LIBC_START="__libc_start_call_main __libc_start_main _start"
 
 # report NAME ARGS...: stacktap report into $TMP/NAME.rep{,.err,.rc}.
+# HOME is the test's own: report also looks for files by build ID in
+# ~/.debug, where a system-wide `perf record` on the machine may have filed
+# this very workload, and the moved and replaced cases below need it gone.
 report() {
 	local name=$1; shift
-	"$ST" report --no-progress "$@" > "$TMP/$name.rep" 2> "$TMP/$name.rep.err"
+	HOME=$TMP "$ST" report --no-progress "$@" > "$TMP/$name.rep" 2> "$TMP/$name.rep.err"
 	echo $? > "$TMP/$name.rep.rc"
 }
 
