@@ -522,6 +522,11 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 	if (row->rbp == UNWIND_RBP_SAVED && row->rbp_off == -2) {
 		if (st_uread(buf, 16, cfa - 16, faultable))
 			return st_ustop(st, ST_USTOP_READ_FAILED);
+		/* Both words are what the walk read: the walk cache compares them again. */
+		if (!faultable && log) {
+			st_ucache_word(log, cfa - 16, buf[0]);
+			st_ucache_word(log, cfa - 8, buf[1]);
+		}
 		return st_to_caller(st, cfa, buf[1], buf[0], false, 0);
 	}
 	if (st_uread(&buf[1], 8, cfa - 8, faultable))
