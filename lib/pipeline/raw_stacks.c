@@ -196,6 +196,19 @@ int raw_stacks__settle(struct raw_stacks *rs, int pid)
 	return 0;
 }
 
+int raw_stacks__settle_gone(struct raw_stacks *rs, struct agg_reader *agg, agg_fn fn, void *ctx,
+			    const int *pids, size_t n, const char *tool)
+{
+	size_t i;
+	int err = agg ? agg_reader__read(agg, fn, ctx) : 0;
+
+	if (err)
+		st_err("%s: reading the in-kernel counts: %s", tool, strerror(-err));
+	for (i = 0; i < n && !err; i++)
+		err = raw_stacks__settle(rs, pids[i]);
+	return err;
+}
+
 uint64_t raw_stacks__settled(const struct raw_stacks *rs)
 {
 	return rs->settled;

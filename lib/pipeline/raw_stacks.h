@@ -16,6 +16,7 @@
 
 #include "bpf/record.h"
 #include "lib/report/report.h"
+#include "lib/session/aggregate.h"
 #include "lib/sym/symbolizer.h"
 
 struct raw_stacks;
@@ -63,6 +64,17 @@ int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct rep
  * Return: 0 or -ENOMEM (what was not resolved stays pending).
  */
 int raw_stacks__settle(struct raw_stacks *rs, int pid);
+
+/**
+ * raw_stacks__settle_gone() - a tool's answer to session_opts.on_gone: the
+ * counts the kernel holds come in first through @agg (when there is one;
+ * @fn adds them, as at the report), then each of @pids is settled.
+ * @tool: the command's name, for the message when reading the counts fails
+ *
+ * Return: 0, or the first error (logged when it is the counts' read).
+ */
+int raw_stacks__settle_gone(struct raw_stacks *rs, struct agg_reader *agg, agg_fn fn, void *ctx,
+			    const int *pids, size_t n, const char *tool);
 
 /** raw_stacks__settled() - Return: stacks resolved early by raw_stacks__settle(). */
 uint64_t raw_stacks__settled(const struct raw_stacks *rs);

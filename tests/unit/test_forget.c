@@ -21,31 +21,12 @@
 #include "lib/report/report.h"
 #include "lib/sym/symbolizer.h"
 #include "tests/unit/check.h"
+#include "tests/unit/own_mapping.h"
 
 __attribute__((noinline)) int forget_target(int x)
 {
 	__asm__ volatile("" ::: "memory");
 	return x * 5 + 1;
-}
-
-/* This process's mapping that holds @addr, path copied. Return: 0 or -1. */
-static int own_mapping(uint64_t addr, struct proc_map *out)
-{
-	struct proc_map *maps;
-	size_t n, i;
-	int found = -1;
-
-	if (proc_maps__read(getpid(), &maps, &n))
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (maps[i].start <= addr && addr < maps[i].end) {
-			*out = maps[i];
-			out->path = strdup(maps[i].path);
-			found = out->path ? 0 : -1;
-		}
-	}
-	proc_maps__free(maps, n);
-	return found;
 }
 
 static void settle(void *ctx, const int *pids, size_t n)

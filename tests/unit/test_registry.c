@@ -18,6 +18,7 @@
 #include "lib/elf/elf_file.h"
 #include "lib/proc/registry.h"
 #include "tests/unit/check.h"
+#include "tests/unit/own_mapping.h"
 
 __attribute__((noinline)) int reg_test_target(int x)
 {
@@ -149,26 +150,6 @@ static void check_live_and_gone(struct proc_registry *r, uint64_t addr, const st
 	      strstr(f.path, "/libc.so"));
 	CHECK_STR(loc_sym(&f, &sym_off), "qsort");
 	CHECK_EQ_U64(sym_off, 1);
-}
-
-/* Our own executable mapping of @addr, to replay as lifecycle records. */
-static int own_mapping(uint64_t addr, struct proc_map *out)
-{
-	struct proc_map *maps;
-	size_t n, i;
-	int found = -1;
-
-	if (proc_maps__read(getpid(), &maps, &n))
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (maps[i].start <= addr && addr < maps[i].end) {
-			*out = maps[i];
-			out->path = strdup(maps[i].path);
-			found = out->path ? 0 : -1;
-		}
-	}
-	proc_maps__free(maps, n);
-	return found;
 }
 
 /*

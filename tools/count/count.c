@@ -144,17 +144,9 @@ static int count_on_agg(void *ctx, const struct st_event *ev, const uint64_t *ip
 static void count_on_gone(void *ctx, const int *pids, size_t n)
 {
 	struct count *c = ctx;
-	size_t i;
-	int err;
 
-	if (!c->raw)
-		return; /* not started yet: nothing held */
-	if (c->run.agg_reader && (err = agg_reader__read(c->run.agg_reader, count_on_agg, c))) {
-		st_err("count: reading the in-kernel counts: %s", strerror(-err));
-		c->err = err;
-	}
-	for (i = 0; i < n && !c->err; i++)
-		c->err = raw_stacks__settle(c->raw, pids[i]);
+	if (c->raw && !c->err) /* not started yet: nothing held */
+		c->err = raw_stacks__settle_gone(c->raw, c->run.agg_reader, count_on_agg, c, pids, n, "count");
 }
 
 /*

@@ -158,17 +158,9 @@ static int offcpu_on_agg(void *ctx, const struct st_event *ev, const uint64_t *i
 static void offcpu_on_gone(void *ctx, const int *pids, size_t n)
 {
 	struct offcpu *o = ctx;
-	size_t i;
-	int err;
 
-	if (!o->raw)
-		return; /* not started yet: nothing held */
-	if (o->agg && (err = agg_reader__read(o->agg, offcpu_on_agg, o))) {
-		st_err("offcpu: reading the in-kernel counts: %s", strerror(-err));
-		o->err = err;
-	}
-	for (i = 0; i < n && !o->err; i++)
-		o->err = raw_stacks__settle(o->raw, pids[i]);
+	if (o->raw && !o->err) /* not started yet: nothing held */
+		o->err = raw_stacks__settle_gone(o->raw, o->agg, offcpu_on_agg, o, pids, n, "offcpu");
 }
 
 static void offcpu_print(struct offcpu *o)

@@ -204,17 +204,9 @@ static int profile_on_agg(void *ctx, const struct st_event *ev, const uint64_t *
 static void profile_on_gone(void *ctx, const int *pids, size_t n)
 {
 	struct profile *p = ctx;
-	size_t i;
-	int err;
 
-	if (!p->raw)
-		return; /* not started yet: nothing held */
-	if (p->agg && (err = agg_reader__read(p->agg, profile_on_agg, p))) {
-		st_err("profile: reading the in-kernel counts: %s", strerror(-err));
-		p->err = err;
-	}
-	for (i = 0; i < n && !p->err; i++)
-		p->err = raw_stacks__settle(p->raw, pids[i]);
+	if (p->raw && !p->err) /* not started yet: nothing held */
+		p->err = raw_stacks__settle_gone(p->raw, p->agg, profile_on_agg, p, pids, n, "profile");
 }
 
 static void profile_print(struct profile *p)
