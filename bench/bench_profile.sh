@@ -36,50 +36,16 @@ WRITES=${BENCH_WRITES:-20}
 HZ=99
 BCC_PROFILE=/usr/sbin/profile-bpfcc
 BCC_OFFCPU=/usr/sbin/offcputime-bpfcc
-BCC_HDRS=/var/tmp/stacktap-bcc-headers
 ATTACH_TIMEOUT_S=120 # bcc compiles its program with clang first
 TMP=$(mktemp -d /tmp/stacktap-bench.XXXXXX)
 TICK_MS=$((1000 / $(getconf CLK_TCK)))
-STATS_WAS=
 declare -A SLOW TCPU SAMPLES PERSW WALKS REASON SW
 declare -A R_SLOW R_TCPU R_SAMPLES R_PERSW R_WALKS R_SW # per round, space-separated
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]}'; }
-
-cleanup() {
-	local p
-	for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
-	[ -n "$STATS_WAS" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-note() { echo "bench_profile: $*" >&2; }
-
-wait_for() { # FILE REGEX TIMEOUT_S PID
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$4" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
-
-# bcc on this kernel needs kernel headers: Debian ships 6.1's, split in a
-# -common and an -amd64 tree; merged, they serve as BCC_KERNEL_SOURCE (the
-# recipe of bench/bench_count.sh, which keeps its copy in the same place).
-bcc_headers() {
-	local common arch
-	[ -f "$BCC_HDRS/include/linux/kconfig.h" ] && { export BCC_KERNEL_SOURCE=$BCC_HDRS; return 0; }
-	common=$(ls -d /usr/src/linux-headers-*-common 2>/dev/null | sort -V | tail -1)
-	arch=${common%-common}-amd64
-	[ -n "$common" ] && [ -d "$arch" ] || return 1
-	rm -rf "$BCC_HDRS.tmp" && mkdir -p "$BCC_HDRS.tmp" &&
-		cp -a "$common/." "$BCC_HDRS.tmp/" && cp -a "$arch/." "$BCC_HDRS.tmp/" &&
-		rm -rf "$BCC_HDRS" && mv "$BCC_HDRS.tmp" "$BCC_HDRS" || return 1
-	export BCC_KERNEL_SOURCE=$BCC_HDRS
-}
+BENCH_NAME=bench_profile
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+trap bench_cleanup EXIT
 
 # wait_sleeping PID: until bcc, done compiling and attaching, sleeps in its main loop.
 wait_sleeping() {
@@ -91,17 +57,6 @@ wait_sleeping() {
 	done
 	return 1
 }
-
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-
-# BPF run time (ns) of the programs loaded since the tool started (ids above
-# $1): bcc and bpftrace keep no program fd open to find theirs by.
-bpf_ns() {
-	bpftool -j prog show 2>/dev/null |
-		jq --argjson min "$1" '[.[] | select(.id > $min) | .run_time_ns // 0] | add // 0'
-}
-
-max_prog_id() { bpftool -j prog show 2>/dev/null | jq '[.[].id] | max // 0'; }
 
 # start_tool NAME CMD...: the tracer in the background; TPID; waits for its banner.
 start_tool() {
@@ -121,13 +76,13 @@ start_tool() {
 		wait $TPID 2>/dev/null
 		return 1
 	}
-	T0=$(ticks $TPID) B0=$(bpf_ns $ID0)
+	T0=$(ticks $TPID) B0=$(bpf_ns_since $ID0)
 }
 
 # stop_tool NAME: CPU ms and BPF ms since start_tool, then SIGINT and wait.
 stop_tool() {
 	local t1 b1
-	t1=$(ticks $TPID) b1=$(bpf_ns $ID0)
+	t1=$(ticks $TPID) b1=$(bpf_ns_since $ID0)
 	TCPU[$1]=$(awk -v t=$((t1 - T0)) -v b=$((b1 - B0)) -v k=$TICK_MS 'BEGIN {printf "%.0f", t * k + b / 1e6}')
 	kill -INT $TPID 2>/dev/null
 	wait $TPID 2>/dev/null
@@ -279,7 +234,6 @@ bench_offcpu() {
 
 [ "$(id -u)" = 0 ] || { note "needs root"; exit 1; }
 [ -x "$ST" ] && [ -x "$W/busy_fp" ] && [ -x "$W/offcpu_fp" ] || { note "build first: make O=$O tests"; exit 1; }
-STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
-sysctl -qw kernel.bpf_stats_enabled=1 || STATS_WAS=
+bpf_stats_on
 bench_profile
 bench_offcpu

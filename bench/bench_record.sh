@@ -37,15 +37,10 @@ RSS_EVERY=${BENCH_RSS_EVERY:-10}
 NCPU=$(nproc)
 TMP=$(mktemp -d /var/tmp/stacktap-bench-record.XXXXXX)
 
-cleanup() {
-	local p
-	for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-note() { echo "bench_record: $*" >&2; }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+BENCH_NAME=bench_record
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+trap bench_cleanup EXIT
 
 command -v perf > /dev/null || { note "perf missing: make bench-deps"; exit 1; }
 
@@ -111,16 +106,16 @@ us() { awk -v s="$1" -v n="$2" 'BEGIN { if (n > 0 && s != "-") printf "%.1f", s 
 echo "report speed: one run, ${DUR}s at ${HZ} Hz x $NCPU CPUs, $REPS reps, median seconds"
 printf '  %-44s %9s %9s %9s %9s\n' "" samples seconds "us/sample" "vs perf"
 printf '  %-44s %9s %9s %9s %9s\n' "stacktap report (text)" "$st_n" "$st_s" "$(us "$st_s" "$st_n")" \
-	"$(ratio "$(us "$perf_s" "$perf_n")" "$(us "$st_s" "$st_n")")x"
+	"$(ratio "$(us "$perf_s" "$perf_n")" "$(us "$st_s" "$st_n")")"
 printf '  %-44s %9s %9s %9s\n' "perf report --stdio" "$perf_n" "$perf_s" "$(us "$perf_s" "$perf_n")"
 printf '  %-44s %9s %9s %9s %9s\n' "stacktap report -f" "$st_n" "$stf_s" "$(us "$stf_s" "$st_n")" \
-	"$(ratio "$(us "$perff_s" "$perf_n")" "$(us "$stf_s" "$st_n")")x"
+	"$(ratio "$(us "$perff_s" "$perf_n")" "$(us "$stf_s" "$st_n")")"
 printf '  %-44s %9s %9s %9s\n' "perf report --stdio --no-children -g folded" "$perf_n" "$perff_s" \
 	"$(us "$perff_s" "$perf_n")"
 echo "  (\"vs perf\": perf's time per sample over ours, against the perf line below; target >= 2)"
 echo "size: bytes per sample"
 printf '  %-44s %10s %10s\n' "stacktap record profile (zstd)" "$(per "$st_bytes" "$st_n")" \
-	"$(ratio "$(per "$st_bytes" "$st_n")" "$(per "$perf_bytes" "$perf_n")")x"
+	"$(ratio "$(per "$st_bytes" "$st_n")" "$(per "$perf_bytes" "$perf_n")")"
 printf '  %-44s %10s\n' "perf record -g (same run)" "$(per "$perf_bytes" "$perf_n")"
 printf '  %-44s %10s %10s\n' "perf record --call-graph dwarf (${DWARF_S}s)" \
 	"$(per "$dwarf_bytes" "$dwarf_n")" "$dwarf_n samples"
