@@ -1,7 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared helpers for BPF integration tests. Sourced; expects ST, O, RESULTS.
+# Shared helpers for BPF integration tests and script tests. Sourced; ST, O and
+# RESULTS come from tests/run.sh, or default to a run by hand: build/, no results file.
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+O=${O:-build}
+: "${ST:=$ROOT/$O/stacktap}"
+: "${RESULTS:=/dev/null}"
+export ST O RESULTS
 W="$ROOT/$O/workloads"
 # Under the runner's RUN_DIR: two runs at once never share a file.
 TMP=$(mktemp -d "${RUN_DIR:-/tmp}/stacktap-it.XXXXXX")

@@ -1,13 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # lib/ has no include cycles between its folders, and never includes tools/ or src/.
-set -u
-O=${O:-build}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-: "${ST:=$ROOT/$O/stacktap}"
-: "${RESULTS:=/dev/null}"
-export ST O RESULTS
-. "$ROOT/tests/integration/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
 cd "$ROOT"
 
 if out=$(python3 tests/scripts/include_graph.py "$ROOT"); then

@@ -13,13 +13,7 @@
 # 4. The cache is off with --no-table-cache, an empty STACKTAP_CACHE_DIR, a HOME where no
 #    directory can be made, or a directory others may write; the table is still printed.
 #    Files beyond STACKTAP_CACHE_MAX_MB go, least recently used first.
-set -u
-O=${O:-build}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-: "${ST:=$ROOT/$O/stacktap}"
-: "${RESULTS:=/dev/null}"
-export ST O RESULTS
-. "$ROOT/tests/integration/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
 cd "$ROOT"
 LIBC=/usr/lib/x86_64-linux-gnu/libc.so.6
 C=$TMP/cache

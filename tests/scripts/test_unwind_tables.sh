@@ -12,13 +12,7 @@
 # 2. `--addr`, usage errors and exit codes of the tool.
 # 3. Every ELF file in /usr/bin and /usr/lib/x86_64-linux-gnu gives a table or one clear
 #    error line, never a crash (the time it took is logged, never asserted).
-set -u
-O=${O:-build}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-: "${ST:=$ROOT/$O/stacktap}"
-: "${RESULTS:=/dev/null}"
-export ST O RESULTS
-. "$ROOT/tests/integration/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
 cd "$ROOT"
 LIBC=/usr/lib/x86_64-linux-gnu/libc.so.6
 CMP=tests/scripts/unwind_readelf_cmp.py
