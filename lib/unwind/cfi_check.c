@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lib/unwind/cfi_check.h"
+#include "lib/util/grow.h"
 #include "lib/util/elf_section.h"
 #include "lib/util/log.h"
 
@@ -260,21 +261,6 @@ static int chk__fde_range(struct cfi_scan *w, const Dwarf_FDE *fde, uint64_t *lo
 	return chk__skip(&p, end, aug) ?: chk__check_insns(w, p, end, enc);
 }
 
-static int chk__add_span(struct cfi_checked *c, size_t *cap, uint64_t lo, uint64_t hi)
-{
-	struct cfi_fde_span *p;
-
-	if (c->nfdes == *cap) {
-		*cap = *cap ? *cap * 2 : 256;
-		p = realloc(c->fdes, *cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		c->fdes = p;
-	}
-	c->fdes[c->nfdes++] = (struct cfi_fde_span){ lo, hi };
-	return 0;
-}
-
 /* Make the entry at @off read as a CIE (id 0 in .eh_frame, all ones in .debug_frame). */
 static void chk__hide(uint8_t *sec, size_t size, Dwarf_Off off, bool eh)
 {
@@ -319,21 +305,14 @@ static int chk__entries(struct cfi_scan *w, uint8_t *sec, struct cfi_checked *c,
 			st->cies++;
 		} else if (chk__fde_range(w, &e.fde, &lo, &hi)) {
 			st->bad_entries++;
-			if (nbad == bad_cap) {
-				Dwarf_Off *p;
-
-				bad_cap = bad_cap ? bad_cap * 2 : 16;
-				p = realloc(bad, bad_cap * sizeof(*p));
-				if (!p) {
-					err = -ENOMEM;
-					break;
-				}
-				bad = p;
-			}
-			bad[nbad++] = off;
+			err = array_reserve((void **)&bad, &bad_cap, nbad + 1, sizeof(*bad));
+			if (!err)
+				bad[nbad++] = off;
 		} else if (lo < hi) {
 			st->fdes++;
-			err = chk__add_span(c, &cap, lo, hi);
+			err = array_reserve((void **)&c->fdes, &cap, c->nfdes + 1, sizeof(*c->fdes));
+			if (!err)
+				c->fdes[c->nfdes++] = (struct cfi_fde_span){ lo, hi };
 		}
 		if (next <= off)
 			break;
