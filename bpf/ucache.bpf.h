@@ -27,6 +27,10 @@
  * nested in a walk finds the entry busy and leaves it alone), and task
  * storage is not freed under a running program.
  *
+ * Task storage is probed at run time (lib/session/features.c): without it
+ * st_config.walk_cache is 0, the walker never calls in here (the verifier
+ * drops this code) and user space does not create these maps.
+ *
  * Limits: walks of up to ST_UCACHE_FRAMES frames that read up to
  * ST_UCACHE_WORDS words within ST_UCACHE_REGION bytes are kept; others are
  * walked every time, and counted.

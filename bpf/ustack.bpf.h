@@ -846,6 +846,9 @@ static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache 
  * @mode: enum st_unwind_mode (FP, TABLE or AUTO)
  * @state: the walk's state in map memory; NULL for the per-CPU one (only
  *         when not @faultable: a faultable walk may sleep)
+ * @cache: use the walk cache (only with @state NULL and not @faultable); a
+ *         read-only constant (st_cfg.walk_cache), so without task storage
+ *         the verifier drops the cache's code
  *
  * A walk at the event (@state NULL) is first looked up in the task's walk
  * cache (bpf/ucache.bpf.h), and kept there when it was made.
@@ -858,7 +861,7 @@ static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache 
 static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs, __u32 pid,
 							  __u64 *out, __u32 max, __u32 mode,
 							  struct st_uwalk_state *state,
-							  bool faultable)
+							  bool faultable, bool cache)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct st_uwalk w = { .out = out };
@@ -888,7 +891,7 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 			st_ustat_inc(ST_USTAT_NO_PROC);
 		}
 	}
-	if (!faultable && !state)
+	if (cache && !faultable && !state)
 		c = st_ucache_try(&w, task, &hit);
 	if (hit) {
 		st_ustat_inc(ST_USTAT_UCACHE_HITS);
