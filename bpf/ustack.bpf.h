@@ -231,13 +231,24 @@ static __always_inline int st_ustop(struct st_uwalk_state *st, __u32 why)
  */
 #define ST_VOL(x) (*(volatile __typeof__(x) *)&(x))
 
-/* The binary search behind st_find_map(): a call of its own, to keep the step's frame small. */
-static __noinline struct st_umap *st_search_map(struct st_uwalk_state *st, struct st_uproc *p,
-						__u64 pc)
-{
-	struct st_umap *m;
-	__u32 i, mid, n = p->n;
+/*
+ * The binary searches are global functions: the verifier checks a global
+ * function once, on its own, where a static one is checked again at every
+ * call site in every caller's state (the row search alone was ~14k of the
+ * sampling program's ~43k checked instructions). So they take the walk's
+ * state and the mapping as pointers that may be NULL, and return a number:
+ * the mapping's index + 1, the row's key + 1, 0 for none.
+ */
 
+/* The binary search behind st_find_map(). Return: index + 1 of the mapping of @pc, or 0. */
+__noinline __u32 st_search_map(struct st_uwalk_state *st, const struct st_uproc *p, __u64 pc)
+{
+	const struct st_umap *m;
+	__u32 i, mid, n;
+
+	if (!st || !p)
+		return 0;
+	n = p->n;
 	ST_VOL(st->lo) = 0;
 	ST_VOL(st->hi) = n > ST_UNW_MAX_MAPS ? ST_UNW_MAX_MAPS : n;
 	for (i = 0; i < ST_UNW_MAP_STEPS; i++) {
@@ -253,12 +264,12 @@ static __noinline struct st_umap *st_search_map(struct st_uwalk_state *st, struc
 	}
 	mid = ST_VOL(st->lo);
 	if (!mid)
-		return NULL;
+		return 0;
 	m = &p->maps[(mid - 1) & (ST_UNW_MAX_MAPS - 1)];
 	if (pc >= m->end)
-		return NULL;
+		return 0;
 	ST_VOL(st->map_ix) = mid;
-	return m;
+	return mid;
 }
 
 static __always_inline struct st_umap *st_find_map(struct st_uwalk_state *st,
@@ -272,7 +283,8 @@ static __always_inline struct st_umap *st_find_map(struct st_uwalk_state *st,
 		if (m->start <= pc && pc < m->end)
 			return m;
 	}
-	return st_search_map(st, p, pc);
+	mid = st_search_map(st, p, pc);
+	return mid ? &p->maps[(mid - 1) & (ST_UNW_MAX_MAPS - 1)] : NULL;
 }
 
 /*
@@ -299,16 +311,18 @@ static __always_inline void st_row_bounds(struct st_uwalk_state *st, const struc
 	}
 }
 
-/* The binary search behind st_find_row(), a call of its own as st_search_map(). */
-static __noinline struct unwind_row *st_search_row(struct st_uwalk_state *st,
-						   const struct st_umap *m, __u64 pc)
+/* The binary search behind st_find_row(). Return: the st_urows key + 1 of @pc's row, or 0. */
+__noinline __u64 st_search_row(struct st_uwalk_state *st, const struct st_umap *m, __u64 pc)
 {
-	__u64 rpc = pc - m->bias;
 	struct unwind_row *row, *next;
 	__u32 i, key;
+	__u64 rpc;
 
-	if (pc < m->bias || rpc > 0xffffffffull)
-		return NULL;
+	if (!st || !m || pc < m->bias)
+		return 0;
+	rpc = pc - m->bias;
+	if (rpc > 0xffffffffull)
+		return 0;
 	ST_VOL(st->lo) = 0;
 	ST_VOL(st->hi) = m->nrows;
 	if (m->ix_blocks)
@@ -322,7 +336,7 @@ static __noinline struct unwind_row *st_search_row(struct st_uwalk_state *st,
 		key = m->first_row + mid;
 		row = bpf_map_lookup_elem(&st_urows, &key);
 		if (!row)
-			return NULL;
+			return 0;
 		if (row->pc <= rpc)
 			ST_VOL(st->lo) = mid + 1;
 		else
@@ -330,30 +344,35 @@ static __noinline struct unwind_row *st_search_row(struct st_uwalk_state *st,
 	}
 	i = ST_VOL(st->lo);
 	if (!i)
-		return NULL;
+		return 0;
 	key = m->first_row + i - 1;
 	row = bpf_map_lookup_elem(&st_urows, &key);
 	if (!row)
-		return NULL;
+		return 0;
 	/* Remember the range this row covers: up to the next row, or the mapping's end. */
 	ST_VOL(st->row_key) = key;
 	ST_VOL(st->row_lo) = row->pc + m->bias;
 	key++;
 	next = i < m->nrows ? bpf_map_lookup_elem(&st_urows, &key) : NULL;
 	ST_VOL(st->row_hi) = next ? next->pc + m->bias : m->end;
-	return row;
+	return (__u64)key; /* the row's key + 1 */
 }
 
 static __always_inline struct unwind_row *st_find_row(struct st_uwalk_state *st,
 						      const struct st_umap *m, __u64 pc)
 {
+	__u64 found;
 	__u32 key;
 
 	if (pc >= ST_VOL(st->row_lo) && pc < ST_VOL(st->row_hi)) {
 		key = ST_VOL(st->row_key);
 		return bpf_map_lookup_elem(&st_urows, &key);
 	}
-	return st_search_row(st, m, pc);
+	found = st_search_row(st, m, pc);
+	if (!found)
+		return NULL;
+	key = found - 1;
+	return bpf_map_lookup_elem(&st_urows, &key);
 }
 
 /* What bpf_find_vma() tells about one address. */
