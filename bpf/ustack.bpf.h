@@ -793,6 +793,27 @@ static __always_inline void st_uwalk_uprobes(struct st_uwalk_state *st, struct t
 }
 
 /*
+ * Does the current task have a user context (an mm: exit_mmap() at exit
+ * frees it, and the registers would still pretend a user stack)? Its
+ * uprobe state into @st too (st_uwalk_uprobes()). A global function, so the
+ * verifier checks it once: each check of a pointer loaded from a task
+ * (task->mm, task->utask) searches the kernel's whole BTF by name for a
+ * "__safe_trusted" twin, and inlined in every walk's states that was a
+ * fifth of the sampling program's load time.
+ *
+ * Return: 1 when it has one, else 0.
+ */
+__noinline int st_task_user(struct st_uwalk_state *st)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	if (!st || !task->mm)
+		return 0;
+	st_uwalk_uprobes(st, task);
+	return 1;
+}
+
+/*
  * In a system call? orig_ax is its number (-1 for an interrupt or an
  * exception), and the syscall instruction left the address after it in rcx
  * as in ip: a signal frame set up on the way out (before a deferred walk)
@@ -888,8 +909,6 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 	__u32 slot = 0;
 	bool hit = false;
 
-	if (!task->mm)
-		return NULL;
 	w.st = state ? state : bpf_map_lookup_elem(&st_uwalk_states, &slot);
 	if (!w.st)
 		return NULL;
@@ -902,7 +921,8 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 	w.mode = mode;
 	w.st->frame0 = st_frame0_of(regs);
 	w.st->pc_off = w.st->frame0 == ST_FRAME0_SYSCALL;
-	st_uwalk_uprobes(w.st, task);
+	if (!st_task_user(w.st))
+		return NULL;
 	if (mode != ST_UNWIND_FP) {
 		w.proc = bpf_map_lookup_elem(&st_uprocs, &pid);
 		if (!w.proc) {
