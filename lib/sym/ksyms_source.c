@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/sym/ksyms_source.h"
@@ -83,9 +84,12 @@ const struct ksym *ksyms_source_find(uint64_t addr)
 	return cur.find ? cur.find(cur.ctx, addr) : ksyms_source_live_find(addr);
 }
 
-size_t ksyms_source_live_bytes(void)
+void ksyms_source_report(void)
 {
-	return live && !loading ? ksyms__bytes(live) : 0;
+	if (loading || !live)
+		return; /* never asked, or still reading: nothing to tell */
+	fprintf(stderr, "stacktap: kallsyms: %zu text symbols in %.1f MiB\n", ksyms__count(live),
+		ksyms__bytes(live) / 1048576.0);
 }
 
 void ksyms_source_release(void)

@@ -43,8 +43,11 @@ const struct ksym *ksyms_source_live_find(uint64_t addr);
  */
 void ksyms_source_preload(void);
 
-/** ksyms_source_live_bytes() - Return: the memory the live table holds (0: not read yet). */
-size_t ksyms_source_live_bytes(void);
+/**
+ * ksyms_source_report() - one line on stderr: the live table's symbols and
+ * memory (-v, --debug); nothing when it was not read (or is still being read).
+ */
+void ksyms_source_report(void);
 
 /** ksyms_source_release() - free the live table (it is read again when asked). */
 void ksyms_source_release(void);
