@@ -49,3 +49,25 @@ $(stack_block leaf via_a main "${outer[@]}" $((2 * N / 3)))"
 	expect_eq "$name-said" "$(grep -c '^stacktap: walk cache off (STACKTAP_TEST_NO_TASK_STORAGE=1)' \
 		"$TMP/$name.err")" 1
 done
+
+# Without task storage the cache's maps are not created at all: no task-storage map
+# (BPF_MAP_TYPE_TASK_STORAGE, 29) among the tracer's file descriptors; with it, one.
+task_storage_maps() {
+	local fd n=0
+	for fd in /proc/"$1"/fdinfo/*; do
+		grep -q "^map_type:[[:space:]]*29$" "$fd" 2>/dev/null && n=$((n + 1))
+	done
+	echo "$n"
+}
+for fake in 0 1; do
+	name=walkcache-maps-$fake
+	STACKTAP_TEST_NO_TASK_STORAGE=$fake "$ST" count -U --user-stacks=sync \
+		t:syscalls:sys_enter_getppid > "$TMP/$name.out" 2> "$TMP/$name.err" &
+	spid=$!; ST_PIDS+=("$spid")
+	if wait_for_line "$TMP/$name.err" '^Tracing'; then
+		expect_eq "$name" "$(task_storage_maps "$spid")" "$((1 - fake))"
+	else
+		fail "$name" "tracer not attached: $(cat "$TMP/$name.err")"
+	fi
+	kill -INT "$spid"; wait "$spid"
+done
