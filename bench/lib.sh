@@ -40,13 +40,21 @@ bpf_ns_since() {
 }
 max_prog_id() { bpftool -j prog show 2>/dev/null | jq '[.[].id] | max // 0'; }
 
-# bpf_stats_on / bpf_stats_restore: run_time_ns needs kernel.bpf_stats_enabled.
+# bpf_stats_on / bpf_stats_restore: run_time_ns needs BPF statistics on. They are held on
+# by an fd (bench/bpf_stats_hold.py, BPF_ENABLE_STATS) for as long as the bench runs, not by
+# kernel.bpf_stats_enabled, which a bench running beside this one would switch off under it.
 STATS_WAS=
+STATS_PID=
 bpf_stats_on() {
-	STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
-	sysctl -qw kernel.bpf_stats_enabled=1 || STATS_WAS=
+	local f
+	f=$(mktemp /tmp/stacktap-stats.XXXXXX)
+	python3 "$(dirname "${BASH_SOURCE[0]}")/bpf_stats_hold.py" > "$f" &
+	STATS_PID=$!
+	while kill -0 "$STATS_PID" 2>/dev/null && ! grep -q on "$f"; do sleep 0.05; done
+	grep -q on "$f" || { note "cannot hold BPF statistics on: BPF run times will read 0"; STATS_PID=; }
+	rm -f "$f"
 }
-bpf_stats_restore() { [ -n "$STATS_WAS" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"; }
+bpf_stats_restore() { [ -n "$STATS_PID" ] && kill "$STATS_PID" 2>/dev/null; STATS_PID=; }
 
 # Only jobs not reaped yet: a pid we already waited for may belong to someone else now.
 kill_jobs() {

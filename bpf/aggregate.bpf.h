@@ -296,17 +296,18 @@ static __always_inline bool st_agg_lazy_clock(void)
 }
 
 /*
- * st_agg_event() - count the event @ev in the kernel when it can be.
- * @ev: the record, its frames right after it in map memory with room for
- *      at least ST_AGG_FRAMES (the capture scratch, offcpu's blocked task)
- * @want_copy: a stack copy should go with it (the walker met unloaded code)
+ * st_agg_event_in() - st_agg_event() with the hash and comparison state in
+ * @t: a sleepable program (the deferred walk's callback, bpf/defer_hold.bpf.h)
+ * may be preempted halfway, and the next program on its CPU would take the
+ * per-CPU one over.
  *
  * Return: true when counted (send nothing), false when it must be sent.
  */
-static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
+static __always_inline bool st_agg_event_in(struct st_event *ev, bool want_copy,
+					    struct st_agg_tmp *t)
 {
-	struct st_agg_loop l = { .ev = (struct st_agg_stack *)ev };
-	__u32 zero = 0, n = (__u32)ev->kdepth + ev->udepth;
+	struct st_agg_loop l = { .ev = (struct st_agg_stack *)ev, .t = t };
+	__u32 n = (__u32)ev->kdepth + ev->udepth;
 	__u64 hash;
 
 	if (!st_agg_cfg.on || st_cfg.copy_bytes || want_copy ||
@@ -316,9 +317,6 @@ static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 		st_stat_inc(ST_STAT_AGG_DEEP);
 		return false;
 	}
-	l.t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
-	if (!l.t)
-		return false;
 	l.t->n = n;
 	hash = st_agg_hash(&l) & st_agg_cfg.hash_mask;
 	l.stored = st_agg_stack_of((struct st_agg_stack *)ev, hash);
@@ -331,6 +329,22 @@ static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 		return false;
 	}
 	return st_agg_count(ev, hash);
+}
+
+/*
+ * st_agg_event() - count the event @ev in the kernel when it can be.
+ * @ev: the record, its frames right after it in map memory with room for
+ *      at least ST_AGG_FRAMES (the capture scratch, offcpu's blocked task)
+ * @want_copy: a stack copy should go with it (the walker met unloaded code)
+ *
+ * Return: true when counted (send nothing), false when it must be sent.
+ */
+static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
+{
+	__u32 zero = 0;
+	struct st_agg_tmp *t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
+
+	return t && st_agg_event_in(ev, want_copy, t);
 }
 
 #endif

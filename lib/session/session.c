@@ -467,7 +467,8 @@ static int session__losses(const struct session *s, struct session_losses *l)
 	memcpy(l->lost, js->lost, sizeof(l->lost));
 	l->duplicates = js->duplicates;
 	l->foreign = s->foreign;
-	l->deferred_events = js->held + js->late;
+	/* Joined in the joiner, or in the kernel (bpf/defer_hold.bpf.h). */
+	l->deferred_events = js->held + js->late + l->stats[ST_STAT_JOINED];
 	return 0;
 }
 
