@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * In-kernel exact aggregation: count an event's stacks in a BPF hash instead
- * of sending a record, for tools that only count (count; see docs/capture.md).
+ * of sending a record, for tools that only count (count, profile, offcpu;
+ * see docs/capture.md).
  *
  * Two maps. st_agg_stacks holds each distinct stack once, keyed by a 64-bit
  * hash of its depths and frames. st_agg_counts holds the counts, keyed by
@@ -26,9 +27,10 @@
  * interval and at exit and reports the difference from its last read. A
  * reset would race with a program holding a pointer into the element.
  *
- * What is not aggregated (sent as before): events whose user stack is
- * deferred (a cookie, joined in user space), events that carry a stack copy
- * or met code user space has not loaded yet.
+ * What is not aggregated (sent as before): events that carry a stack copy
+ * or met code user space has not loaded yet. An event whose user stack is
+ * deferred is counted here once its entry's walk has joined it
+ * (bpf/defer_hold.bpf.h), or sent with its cookie for the joiner.
  *
  * Included by bpf/capture.bpf.h.
  */
@@ -134,12 +136,6 @@ static __always_inline __u64 st_agg_fmix(__u64 h)
  * map memory: on the stack the callback's states would never converge.
  */
 #define ST_AGG_BLOCK 32 /* frames a callback; divides ST_AGG_FRAMES */
-
-struct st_agg_tmp {
-	__u64 hash;
-	__u32 n;      /* frames of the event */
-	__u32 differ; /* the comparison found a frame that differs */
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -44,17 +44,7 @@
 
 #include "bpf/state.bpf.h"
 #include "bpf/aggregate.bpf.h"
-
-/*
- * An event held for its entry's walk: the layout aggregation counts from
- * (header, then ST_AGG_FRAMES frame slots), then the hash state of the
- * callback that joins it. Kernel frames only until the join.
- */
-struct st_defer_held {
-	struct st_event ev;
-	__u64 ips[ST_AGG_FRAMES];
-	struct st_agg_tmp tmp;
-};
+#include "bpf/defer_hold.h"
 
 /*
  * By tid, allocated as used: an element lives from a task's first event

@@ -281,12 +281,14 @@ static __always_inline void st_defer_walk(struct st_defer_req *req, __u32 tid)
 				 r->h.flags & (ST_EV_UTRUNC | ST_EV_UFAIL | ST_EV_USWITCHED))))
 		st_defer_hold_send(req, &r->j);
 	/*
-	 * Nothing waits for this stack. A discard may wake the consumer like a
-	 * submit (for nothing, and its wake-up then preempts this task in
-	 * task_work_run(): another switch-out, another entry, another walk).
+	 * Nothing waits for this stack. A discarded record holds its room until
+	 * the consumer passes it, so it wakes the consumer as a record does
+	 * (st_rb_flags()): only once enough waits. Woken at every discard it
+	 * ran for nothing, and its wake-up preempted this task in
+	 * task_work_run(): another switch-out, another entry, another walk.
 	 */
 	if (!req->hold.sent)
-		bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+		bpf_ringbuf_discard(r, st_rb_flags());
 	else if (unknown && st_defer_send_copy(regs, r))
 		bpf_ringbuf_discard(r, 0);
 	else
