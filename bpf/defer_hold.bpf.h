@@ -133,15 +133,16 @@ static __always_inline bool st_defer_hold_join(struct st_defer_held *j, const __
 	__u32 kd = j->ev.kdepth, n;
 	__u64 size;
 
-	if (kd + ud > ST_AGG_FRAMES || kd >= ST_AGG_FRAMES)
+	/* 128 user frames and no kernel frame: sent, to keep the slack below one stored stack. */
+	if (kd + ud > ST_AGG_FRAMES || kd >= ST_AGG_FRAMES || ud >= ST_AGG_FRAMES)
 		return false;
 	/*
 	 * For the verifier, which cannot relate kd and ud: both masked (neither
-	 * changes: kd < 128, ud <= 128), and past ips[] the reservation's slack
-	 * (struct st_ustack_rec) keeps the widest pair in bounds.
+	 * changes: both < 128), and past ips[] the reservation's slack (struct
+	 * st_ustack_rec) keeps the widest pair in bounds.
 	 */
 	kd &= ST_AGG_FRAMES - 1;
-	n = (ud & (2 * ST_AGG_FRAMES - 1)) * 8;
+	n = (ud & (ST_AGG_FRAMES - 1)) * 8;
 	if (n && bpf_probe_read_kernel(&j->ips[kd], n, uips))
 		return false;
 	j->ev.udepth = ud;

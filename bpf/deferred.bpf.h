@@ -140,7 +140,7 @@ struct st_ustack_rec {
 	struct st_uwalk_state walk;
 	/* The entry's held event, joined here (bpf/defer_hold.bpf.h); then slack for the verifier. */
 	struct st_defer_held j;
-	__u64 slack[2 * ST_AGG_FRAMES];
+	__u64 slack[ST_AGG_FRAMES];
 };
 
 static __always_inline void st_defer_count(struct st_ustack *h)
