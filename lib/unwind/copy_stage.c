@@ -8,6 +8,7 @@
 #include "lib/unwind/copy_stage.h"
 #include "lib/unwind/copy_unwind.h"
 #include "lib/unwind/ustop.h"
+#include "lib/util/log.h"
 
 struct copy_stage {
 	struct copy_unwinder *cu;
@@ -152,8 +153,9 @@ void copy_stage__report(const struct copy_stage *cs)
 			(unsigned long long)cs->st.switched);
 	for (i = 0; i < UNWIND_STOP_MAX; i++)
 		if (i != UNWIND_STOP_OUTERMOST && i != UNWIND_STOP_DEPTH && cs->st.stops[i])
-			fprintf(stderr, "stacktap: %llu copied stacks stopped early: %s\n",
-				(unsigned long long)cs->st.stops[i], unwind_stop_name(i));
+			fprintf(stderr, "stacktap: %llu copied %s stopped early: %s\n",
+				(unsigned long long)cs->st.stops[i],
+				st_plural(cs->st.stops[i], "stack", "stacks"), unwind_stop_name(i));
 }
 
 void copy_stage__free(struct copy_stage *cs)
