@@ -110,6 +110,15 @@ const struct st_event *copy_stage__process(struct copy_stage *cs, const struct s
 			cs->st.switched++;
 			return ev;
 		}
+		/*
+		 * The copy ended before the walk's stack did: past ST_COPY_MAX, or
+		 * at a page never touched (a large frame's unused locals), which a
+		 * read that may not fault cannot copy and the walker never reads.
+		 */
+		if (stop == UNWIND_STOP_OUTSIDE && (c->len >= ST_COPY_MAX || c->len < c->want)) {
+			cs->st.past_copy++;
+			return ev;
+		}
 		cs->st.compared++;
 		cs->st.differ += !stage__same(*ips + ev->kdepth, ev->udepth, cs->user, n);
 		return ev;
@@ -147,6 +156,10 @@ void copy_stage__report(const struct copy_stage *cs)
 	if (cs->st.unloaded)
 		fprintf(stderr, "stacktap: unwind check: %llu events not compared: their code was not "
 				"loaded yet when they fired\n", (unsigned long long)cs->st.unloaded);
+	if (cs->st.past_copy)
+		fprintf(stderr, "stacktap: unwind check: %llu events not compared: their copy ends "
+				"before their stack (at %d KiB, or at a page never touched)\n",
+			(unsigned long long)cs->st.past_copy, ST_COPY_MAX / 1024);
 	if (cs->st.switched)
 		fprintf(stderr, "stacktap: unwind check: %llu events not compared: their walk moved "
 				"to another stack, which the copy does not hold\n",
