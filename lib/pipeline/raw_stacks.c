@@ -280,8 +280,10 @@ int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct rep
 	if (n && !v)
 		return -ENOMEM;
 	symbolizer__refresh(sym); /* what JITs wrote since their processes were seen */
+	symbolizer__remember(sym, true); /* each address named once across the batches */
 	for (i = 0; i < n && !err; i += RAW_BATCH)
 		err = raw__report_batch(rs, sym, v, i, n - i < RAW_BATCH ? n - i : RAW_BATCH, r);
+	symbolizer__remember(sym, false);
 	free(v);
 	st_info("raw stacks: %zu distinct stacks decoded and named in %.1f ms (%llu of them resolved "
 		"early, their process gone); resident memory %ld -> %ld KiB", n, raw__ms() - t0,

@@ -100,6 +100,15 @@ struct proc_registry *symbolizer__procs(const struct symbolizer *sz);
  */
 int symbolizer__name(struct symbolizer *sz, struct event_frames *efs, size_t n);
 
+/**
+ * symbolizer__remember() - with @on, symbolizer__name() names each
+ * distinct (file, offset) and kernel address once and remembers it for its
+ * next calls; off forgets it all. Only for a span in which no file model
+ * or process is freed (one report: raw_stacks__report()). Remembering that
+ * cannot start (no memory) is simply not done.
+ */
+void symbolizer__remember(struct symbolizer *sz, bool on);
+
 /** symbolizer__stats() - what could not be named so far. */
 const struct symbolizer_stats *symbolizer__stats(const struct symbolizer *sz);
 
