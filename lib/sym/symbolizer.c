@@ -46,8 +46,11 @@ struct symbolizer {
 	 */
 	struct report_frame *pool;
 	size_t npool, cap;
-	/* While remembering: (file, offset) or (NULL, kernel address) -> known[i]. */
-	struct name_memo *memo;
+	/*
+	 * While remembering: (file, offset) or (NULL, kernel address) -> known[i];
+	 * unnamed: (path, offset) -> known[i] of a frame named by them.
+	 */
+	struct name_memo *memo, *unnamed;
 	struct addr_name *known;
 	size_t nknown, known_cap;
 };
@@ -149,18 +152,75 @@ static const char *base_name(const char *path)
 }
 
 /*
+ * While remembering: what (@obj, @key) names, for the next frames and
+ * calls. Not remembered (no memory) is only slower.
+ */
+static void name__keep_in(struct symbolizer *sz, struct name_memo *memo, const void *obj,
+			  uint64_t key, const struct addr_name *an)
+{
+	struct addr_name *v;
+	size_t cap;
+
+	if (!memo || sz->nknown >= UINT32_MAX)
+		return;
+	if (sz->nknown == sz->known_cap) {
+		cap = sz->known_cap ? sz->known_cap * 2 : 1024;
+		v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(sz->known, cap * sizeof(*v));
+		if (!v)
+			return;
+		sz->known = v;
+		sz->known_cap = cap;
+	}
+	if (name_memo__put(memo, obj, key, (uint32_t)sz->nknown))
+		return;
+	sz->known[sz->nknown++] = *an;
+}
+
+static void name__keep(struct symbolizer *sz, const void *obj, uint64_t key,
+		       const struct addr_name *an)
+{
+	name__keep_in(sz, sz->memo, obj, key, an);
+}
+
+/* While remembering: what (@obj, @key) was found to name in @memo, or NULL. */
+static const struct addr_name *name__known_in(const struct symbolizer *sz,
+					      const struct name_memo *memo, const void *obj,
+					      uint64_t key)
+{
+	uint32_t i;
+
+	return memo && name_memo__find(memo, obj, key, &i) ? &sz->known[i] : NULL;
+}
+
+static const struct addr_name *name__known(const struct symbolizer *sz, const void *obj,
+					   uint64_t key)
+{
+	return name__known_in(sz, sz->memo, obj, key);
+}
+
+/*
  * A frame in a file but in no symbol: named by its file and offset; a report
  * that found only another build of the file says so (docs/recording.md).
+ * While remembering, each (path, offset) is written once: the name is kept
+ * with the reason in its vaddr, and used again only for the same reason.
  */
 static int name__file_offset(struct symbolizer *sz, struct report_frame *f, uint8_t why)
 {
+	const struct addr_name *an = name__known_in(sz, sz->unnamed, f->module, f->file_off);
 	char buf[512];
 
+	sz->stats.user_no_sym++;
+	if (an && an->vaddr == why) {
+		f->name = an->name;
+		return 0;
+	}
 	snprintf(buf, sizeof(buf), "[unknown] (%s+%#llx%s)",
 		 f->module ? base_name(f->module) : "?", (unsigned long long)f->file_off,
 		 why == SAFE_OPEN_OTHER_BUILD ? ", other build" : "");
-	sz->stats.user_no_sym++;
 	f->name = name_arena__intern(sz->names, buf);
+	if (f->name && !an)
+		name__keep_in(sz, sz->unnamed, f->module, f->file_off,
+			      &(struct addr_name){ .vaddr = why, .name = f->name });
 	return f->name ? 0 : -ENOMEM;
 }
 
@@ -370,40 +430,6 @@ static int name__apply(struct symbolizer *sz, const struct name_ref *r, const st
 		f->flags |= REPORT_FRAME_HAS_SYM;
 	}
 	return f->name ? 0 : -ENOMEM;
-}
-
-/*
- * While remembering: what (@obj, @key) names, for the next frames and
- * calls. Not remembered (no memory) is only slower.
- */
-static void name__keep(struct symbolizer *sz, const void *obj, uint64_t key,
-		       const struct addr_name *an)
-{
-	struct addr_name *v;
-	size_t cap;
-
-	if (!sz->memo || sz->nknown >= UINT32_MAX)
-		return;
-	if (sz->nknown == sz->known_cap) {
-		cap = sz->known_cap ? sz->known_cap * 2 : 1024;
-		v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(sz->known, cap * sizeof(*v));
-		if (!v)
-			return;
-		sz->known = v;
-		sz->known_cap = cap;
-	}
-	if (name_memo__put(sz->memo, obj, key, (uint32_t)sz->nknown))
-		return;
-	sz->known[sz->nknown++] = *an;
-}
-
-/* While remembering: what (@obj, @key) was found to name, or NULL. */
-static const struct addr_name *name__known(const struct symbolizer *sz, const void *obj,
-					   uint64_t key)
-{
-	uint32_t i;
-
-	return sz->memo && name_memo__find(sz->memo, obj, key, &i) ? &sz->known[i] : NULL;
 }
 
 /*
@@ -637,8 +663,10 @@ out:
 void symbolizer__remember(struct symbolizer *sz, bool on)
 {
 	name_memo__free(sz->memo);
+	name_memo__free(sz->unnamed);
 	free(sz->known);
 	sz->memo = on ? name_memo__new() : NULL;
+	sz->unnamed = sz->memo ? name_memo__new() : NULL;
 	sz->known = NULL;
 	sz->nknown = sz->known_cap = 0;
 	sz->npool = 0;
@@ -678,6 +706,7 @@ void symbolizer__free(struct symbolizer *sz)
 	name_arena__free(sz->names);
 	jit_maps__free(sz->jit);
 	name_memo__free(sz->memo);
+	name_memo__free(sz->unnamed);
 	free(sz->known);
 	free(sz->pool);
 	free(sz);
