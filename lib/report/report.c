@@ -31,6 +31,7 @@ struct report {
 	struct report_frame *own; /* report__add()'s scratch: the frames, strings interned */
 	struct report_key *key;   /* and their merge key */
 	size_t own_cap, key_cap;  /* frames; bytes */
+	bool same_strings;        /* report__same_strings(): pointers keep their text */
 };
 
 struct report *report__new(unsigned flags)
@@ -88,7 +89,7 @@ static const char *report__intern(struct report *r, const char *s, int *err)
 		return NULL;
 	h = (uintptr_t)s * 0x9e3779b97f4a7c15ull;
 	c = &r->icache[(h >> 40) & (REPORT_ICACHE - 1)];
-	if (c->from == s && (s == c->to || !strcmp(s, c->to)))
+	if (c->from == s && (s == c->to || r->same_strings || !strcmp(s, c->to)))
 		return c->to;
 	e = stack_store__add(r->strs, s, strlen(s) + 1, 0);
 	if (!e) {
@@ -231,6 +232,12 @@ int report__add(struct report *r, int pid, const char *comm, const struct report
 	s->weight = e->weight;
 	s->flags |= flags;
 	return 0;
+}
+
+void report__same_strings(struct report *r, bool on)
+{
+	memset(r->icache, 0, REPORT_ICACHE * sizeof(*r->icache));
+	r->same_strings = on;
 }
 
 size_t report__len(const struct report *r)
