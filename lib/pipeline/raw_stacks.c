@@ -282,8 +282,10 @@ int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct rep
 	symbolizer__refresh(sym); /* what JITs wrote since their processes were seen */
 	symbolizer__remember(sym, true); /* each address named once across the batches */
 	report__same_strings(r, true);   /* and nothing the names live in is freed meanwhile */
-	for (i = 0; i < n && !err; i += RAW_BATCH)
+	for (i = 0; i < n && !err; i += RAW_BATCH) {
 		err = raw__report_batch(rs, sym, v, i, n - i < RAW_BATCH ? n - i : RAW_BATCH, r);
+		symbolizer__progress(sym, n - i < RAW_BATCH ? n : i + RAW_BATCH, n);
+	}
 	report__same_strings(r, false);
 	symbolizer__remember(sym, false);
 	free(v);

@@ -53,6 +53,8 @@ struct symbolizer {
 	struct name_memo *memo, *unnamed;
 	struct addr_name *known;
 	size_t nknown, known_cap;
+	symbolizer_progress_fn progress;
+	void *progress_ctx;
 };
 
 /* One frame to name: where to look it up, and the frame. */
@@ -670,6 +672,18 @@ void symbolizer__remember(struct symbolizer *sz, bool on)
 	sz->known = NULL;
 	sz->nknown = sz->known_cap = 0;
 	sz->npool = 0;
+}
+
+void symbolizer__on_progress(struct symbolizer *sz, symbolizer_progress_fn fn, void *ctx)
+{
+	sz->progress = fn;
+	sz->progress_ctx = ctx;
+}
+
+void symbolizer__progress(const struct symbolizer *sz, size_t done, size_t total)
+{
+	if (sz->progress)
+		sz->progress(sz->progress_ctx, done, total);
 }
 
 const struct symbolizer_stats *symbolizer__stats(const struct symbolizer *sz)
