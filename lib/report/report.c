@@ -118,18 +118,24 @@ static int report__intern_frame(struct report *r, const struct report_frame *in,
 	return err;
 }
 
-/* What keeps frames apart; pointers are interned strings, so equal text is an equal word. */
-struct report_key_frame {
-	const char *name, *src_file;
-	uint64_t addr;
-	uint64_t kind_line; /* kind << 32 | line */
-};
-
+/*
+ * What keeps frames apart, one to three words a frame: the interned name
+ * (8-aligned, so equal text is an equal word) with the kind in its low
+ * bits; with REPORT_LINES the interned source file and the line; with
+ * REPORT_ADDRS the address. Words a report never fills (lines and
+ * addresses it drops) are left out: a system-wide report holds some ten
+ * million frames in its keys.
+ */
 struct report_key {
 	uint64_t pid, nk, nu;
 	char comm[ST_COMM_LEN];
-	struct report_key_frame frames[];
+	uint64_t w[];
 };
+
+static size_t report__key_words(const struct report *r)
+{
+	return 1 + (r->flags & REPORT_LINES ? 2 : 0) + (r->flags & REPORT_ADDRS ? 1 : 0);
+}
 
 /*
  * The merge key of a stack, built in the report's scratch (grown as
@@ -139,10 +145,10 @@ static struct report_key *report__key(struct report *r, int pid, const char *com
 				      const struct report_frame *frames, size_t nk, size_t nu,
 				      size_t *len)
 {
-	size_t i, n = nk + nu;
+	size_t i, n = nk + nu, at = 0;
 	struct report_key *k;
 
-	*len = sizeof(*k) + n * sizeof(k->frames[0]);
+	*len = sizeof(*k) + n * report__key_words(r) * sizeof(k->w[0]);
 	if (*len > r->key_cap) {
 		k = realloc(r->key, *len * 2);
 		if (!k)
@@ -158,10 +164,13 @@ static struct report_key *report__key(struct report *r, int pid, const char *com
 	if (r->flags & REPORT_BY_PID)
 		strncpy(k->comm, comm, ST_COMM_LEN - 1);
 	for (i = 0; i < n; i++) {
-		k->frames[i].name = frames[i].name;
-		k->frames[i].src_file = frames[i].src_file;
-		k->frames[i].addr = r->flags & REPORT_ADDRS ? frames[i].addr : 0;
-		k->frames[i].kind_line = (uint64_t)frames[i].kind << 32 | frames[i].line;
+		k->w[at++] = (uintptr_t)frames[i].name | (frames[i].kind & 7);
+		if (r->flags & REPORT_LINES) {
+			k->w[at++] = (uintptr_t)frames[i].src_file;
+			k->w[at++] = frames[i].line;
+		}
+		if (r->flags & REPORT_ADDRS)
+			k->w[at++] = frames[i].addr;
 	}
 	return k;
 }
