@@ -89,6 +89,10 @@ perf_n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$TMP/perf.err")
 st_bytes=$(stat -c %s "$TMP/st.data")
 perf_bytes=$(stat -c %s "$TMP/perf.data")
 st_lost=$(grep -E 'dropped|lost' "$TMP/st.err" | tr '\n' ';')
+# A perf that kept far fewer samples than asked (lost chunks under load) makes
+# its per-sample time a measure of its start-up: say so next to the figures.
+perf_lost=$(grep -iE 'lost|throttl' "$TMP/perf.err" | tr '\n' ';')
+((${perf_n:-0} * 2 < ${st_n:-0})) && perf_lost+=" perf kept $perf_n samples against our $st_n: its per-sample figures are not comparable"
 
 note "perf --call-graph dwarf, ${DWARF_S}s"
 busy $((DWARF_S + 10))
@@ -159,6 +163,7 @@ printf '  %-44s %10s %10s\n' "perf record --call-graph dwarf (${DWARF_S}s)" \
 	"$(per "$dwarf_bytes" "$dwarf_n")" "$dwarf_n samples"
 echo "  (ratio: stacktap / perf -g; target <= 0.5)"
 [ -n "$st_lost" ] && echo "  stacktap losses in the run: $st_lost"
+[ -n "$perf_lost" ] && echo "  perf in the run: $perf_lost"
 
 # --- 3: memory of a long recording ----------------------------------------------
 ((RSS_S > 0)) || exit 0
