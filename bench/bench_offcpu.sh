@@ -8,7 +8,7 @@
 # passing a byte back and forth through pipes, two context switches a round
 # trip. While it runs, each tool traces the whole machine. "CPU/switch" is the
 # tool process's CPU (utime+stime) plus the run time of the BPF programs it
-# holds (kernel.bpf_stats_enabled on), over the machine's context switches
+# holds (BPF statistics held on), over the machine's context switches
 # (/proc/stat ctxt) in the same window; "usecs/op added" is the workload's
 # round trip under the tool minus untraced. Every tool runs once per round,
 # BENCH_OFFCPU_REPS rounds; figures are medians, with the spread (lowest-

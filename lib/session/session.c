@@ -371,6 +371,10 @@ int session__run(struct session *s)
 
 	if (s->rp)
 		return session__run_replay(s);
+	/* A -p target that ended while the programs loaded left nothing to trace. */
+	if (session__target_gone(s))
+		st_warn("process %d had exited when tracing began: its events were not traced",
+			s->opts.target_pid);
 	while (!s->stop && !gone) {
 		uint64_t t;
 

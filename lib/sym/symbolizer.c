@@ -698,14 +698,14 @@ void symbolizer__report(const struct symbolizer *sz)
 	const struct jit_maps_stats *js = jit_maps__stats(sz->jit);
 
 	if (s->kernel_unknown)
-		fprintf(stderr, "stacktap: %llu kernel frames without a symbol\n",
-			(unsigned long long)s->kernel_unknown);
+		fprintf(stderr, "stacktap: %llu kernel %s without a symbol\n", (unsigned long long)s->kernel_unknown,
+			st_plural(s->kernel_unknown, "frame", "frames"));
 	if (s->user_no_map)
-		fprintf(stderr, "stacktap: %llu user frames outside every known mapping\n",
-			(unsigned long long)s->user_no_map);
+		fprintf(stderr, "stacktap: %llu user %s outside every known mapping\n", (unsigned long long)s->user_no_map,
+			st_plural(s->user_no_map, "frame", "frames"));
 	if (s->user_no_sym)
-		fprintf(stderr, "stacktap: %llu user frames without a symbol\n",
-			(unsigned long long)s->user_no_sym);
+		fprintf(stderr, "stacktap: %llu user %s without a symbol\n", (unsigned long long)s->user_no_sym,
+			st_plural(s->user_no_sym, "frame", "frames"));
 	st_info("names: %llu inline frames added, %llu JIT frames named from %llu perf map reads "
 		"(%llu refused), %llu names demangled (%llu looked mangled but were not)",
 		(unsigned long long)s->inline_frames, (unsigned long long)s->jit_named,
