@@ -79,7 +79,9 @@ sleep 0.5
 "$ST" record -o "$TMP/st.data" profile -F "$HZ" --ringbuf-kb 262144 "$DUR" > /dev/null \
 	2> "$TMP/st.err" &
 st_pid=$!
-perf record -F "$HZ" -a -g -o "$TMP/perf.data" -- sleep "$DUR" > /dev/null 2> "$TMP/perf.err" &
+# --no-buildid-cache: a bench must not grow ~/.debug (the report runs on this machine).
+perf record --no-buildid-cache -F "$HZ" -a -g -o "$TMP/perf.data" -- sleep "$DUR" \
+	> /dev/null 2> "$TMP/perf.err" &
 perf_pid=$!
 wait $st_pid $perf_pid
 for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
@@ -97,7 +99,7 @@ perf_lost=$(grep -iE 'lost|throttl' "$TMP/perf.err" | tr '\n' ';')
 note "perf --call-graph dwarf, ${DWARF_S}s"
 busy $((DWARF_S + 10))
 sleep 0.5
-perf record -F "$HZ" -a --call-graph dwarf -o "$TMP/dwarf.data" -- sleep "$DWARF_S" \
+perf record --no-buildid-cache -F "$HZ" -a --call-graph dwarf -o "$TMP/dwarf.data" -- sleep "$DWARF_S" \
 	> /dev/null 2> "$TMP/dwarf.err"
 for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
 wait 2>/dev/null
