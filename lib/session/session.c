@@ -300,6 +300,7 @@ static bool session__target_gone(const struct session *s)
 static void session__drain(struct session *s)
 {
 	uint64_t deadline;
+	int err;
 
 	s->stop_ts = now_ns();
 	s->draining = true;
@@ -313,8 +314,9 @@ static void session__drain(struct session *s)
 	if (s->stop)
 		return;
 	/* Held for walks that never came: as records, flushed with the rest. */
-	if (s->held_fd >= 0)
-		held_take(s->held_fd, session__on_held, s);
+	if (s->held_fd >= 0 && (err = held_take(s->held_fd, session__on_held, s)) < 0)
+		st_warn("events held in the kernel for their user stack were not all read: %s",
+			strerror(-err));
 	if (s->opts.rec)
 		recorder__mark(s->opts.rec, REC_FLUSH, 0);
 	joiner__flush(s->joiner, JOINER_LOST_PENDING);
