@@ -20,7 +20,7 @@
 #
 # A second table splits the cost: the loop's own CPU time and its time off the
 # CPU, its context switches, the machine's wakeup interrupts, the BPF
-# program's run time (kernel.bpf_stats_enabled is on during the runs; set
+# program's run time (BPF statistics held on during the runs; set
 # BENCH_BPF_STATS=0 to leave it alone) and the tracer's CPU while the loop ran.
 #
 # With BENCH_VARIANTS=1 the rounds also run stacktap kernel-only (-K),
@@ -57,7 +57,6 @@ FLOOR=$O/bench/floor
 TOOLS=(baseline floor stacktap bcc bpftrace)
 
 TMP=$(mktemp -d /tmp/stacktap-bench.XXXXXX)
-STATS_WAS=
 declare -A NS CPU OFF CSW IPI REASON LOST BPFNS TCPU
 
 trap bench_cleanup EXIT
@@ -104,8 +103,7 @@ set_up() {
 	[ -z "$BCC_REASON" ] && bcc_headers
 	command -v bpftrace > /dev/null || BPFTRACE_REASON="bpftrace missing: apt-get install bpftrace"
 	if [ "$BPF_STATS" = 1 ]; then
-		STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
-		sysctl -qw kernel.bpf_stats_enabled=1 || STATS_WAS=
+		bpf_stats_on
 	fi
 }
 
@@ -434,7 +432,7 @@ main() {
 	echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 	[ "$FOREIGN" -gt 0 ] &&
 		echo "warning: up to $FOREIGN other BPF programs were on $TP_NAME during the runs"
-	[ "$BPF_STATS" = 1 ] && echo "(kernel.bpf_stats_enabled=1 during all runs)"
+	[ "$BPF_STATS" = 1 ] && echo "(BPF run-time statistics held on during all runs)"
 	return $ST_FAILED
 }
 

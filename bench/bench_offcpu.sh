@@ -8,14 +8,16 @@
 # passing a byte back and forth through pipes, two context switches a round
 # trip. While it runs, each tool traces the whole machine. "CPU/switch" is the
 # tool process's CPU (utime+stime) plus the run time of the BPF programs it
-# holds (kernel.bpf_stats_enabled on), over the machine's context switches
+# holds (BPF statistics held on), over the machine's context switches
 # (/proc/stat ctxt) in the same window; "usecs/op added" is the workload's
 # round trip under the tool minus untraced. Every tool runs once per round,
 # BENCH_OFFCPU_REPS rounds; figures are medians, with the spread (lowest-
 # highest) of the per-round ratio to bpftrace.
 #
 # Environment: O, ST (from bench/run.sh), BENCH_OFFCPU_LOOPS (50000),
-# BENCH_OFFCPU_REPS (5). A peer that cannot run gets its reason in its row.
+# BENCH_OFFCPU_REPS (5), ST_BEFORE (another stacktap build, e.g. main's, run
+# in the same rounds as "before"). A peer that cannot run gets its reason in
+# its row.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 O=${O:-build}
@@ -30,6 +32,8 @@ BENCH_NAME=bench_offcpu
 . bench/lib.sh
 declare -A OP PERSW RATIO REASON
 TOOLS=(baseline stacktap stacktap-sync bpftrace bcc)
+ST_BEFORE=${ST_BEFORE:-}
+[ -n "$ST_BEFORE" ] && TOOLS=(baseline stacktap stacktap-sync stacktap-before bpftrace bcc)
 HZ=$(getconf CLK_TCK)
 
 trap 'kill_jobs; wait 2>/dev/null; bpf_stats_restore; rm -rf "$TMP"' EXIT
@@ -39,6 +43,7 @@ tool_cmd() {
 	case $1 in
 	stacktap) CMD+=("$ST" offcpu) PAT='^Tracing' ;;
 	stacktap-sync) CMD+=("$ST" offcpu --user-stacks=sync) PAT='^Tracing' ;;
+	stacktap-before) CMD+=("$ST_BEFORE" offcpu) PAT='^Tracing' ;;
 	bpftrace) CMD+=(bpftrace -e 'tracepoint:sched:sched_switch { @[kstack, ustack] = count(); }')
 		PAT='^Attaching' ;;
 	bcc) CMD+=(PYTHONUNBUFFERED=1 "$BCC") PAT='^Tracing' ;;
@@ -99,12 +104,12 @@ main() {
 			run_one "$t"
 		done
 		b=$(echo "${PERSW[bpftrace]:-}" | tr ' ' '\n' | grep . | tail -1)
-		for t in stacktap stacktap-sync; do
+		for t in stacktap stacktap-sync stacktap-before; do
 			RATIO[$t]+="$(awk -v a="$(echo "${PERSW[$t]:-}" | tr ' ' '\n' | grep . | tail -1)" -v b="$b" \
 				'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b }') "
 		done
 		# the rounds so far, in case the run is cut short: stacktap starts slowly on a busy machine
-		for t in stacktap stacktap-sync bpftrace; do
+		for t in stacktap stacktap-sync stacktap-before bpftrace; do
 			note "after round $r: $t CPU ns/switch ${PERSW[$t]:-}, ratio to bpftrace ${RATIO[$t]:-}"
 		done
 	done

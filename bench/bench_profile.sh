@@ -10,7 +10,7 @@
 # workloads' work rate (calls per CPU second; a tool's interrupts and
 # callbacks are charged to the CPU they interrupt), "tool CPU" the tracer
 # process's CPU time over the same window plus its BPF programs' run time
-# (kernel.bpf_stats_enabled on).
+# (BPF statistics held on).
 #
 # Off-CPU: the writer thread of the pipe workload (tests/workloads/offcpu.c
 # pipe: 1 MiB write()s into a slowly drained pipe, each blocking ~64 times)

@@ -28,7 +28,7 @@
 # by round so drifting machine load hits every tool alike:
 #   wall  the loop's ns/call with the tracer minus without;
 #   bpf   ns per run of the tracer's own BPF programs on the tracepoint
-#         (kernel.bpf_stats_enabled is on during the runs): the in-kernel cost,
+#         (BPF statistics held on during the runs): the in-kernel cost,
 #         which other processes' load disturbs much less.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -45,7 +45,6 @@ ALT=${ALT:-0}
 TP_NAME=sys_enter_getpgrp
 LOOP=$O/bench/getppid_loop
 TMP=$(mktemp -d /tmp/stacktap-bench-unwind.XXXXXX)
-STATS_WAS=
 declare -A WALL BPF
 
 trap bench_cleanup EXIT
@@ -195,8 +194,7 @@ memory_table() {
 [ -z "$ST_BEFORE" ] || [ -x "$ST_BEFORE" ] || { note "$ST_BEFORE: not built"; exit 1; }
 command -v bpftool > /dev/null && command -v jq > /dev/null || { note "bpftool and jq are needed"; exit 1; }
 build_loop || { note "cannot build $LOOP"; exit 1; }
-STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
-sysctl -qw kernel.bpf_stats_enabled=1 || STATS_WAS=
+bpf_stats_on
 set_tools
 echo "$(date -u '+%F %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)," \
 	"$N events per run, median of $RUNS$([ "$ALT" = 1 ] && echo ', -a: two callers in turn, one frame deeper')"

@@ -40,13 +40,29 @@ bpf_ns_since() {
 }
 max_prog_id() { bpftool -j prog show 2>/dev/null | jq '[.[].id] | max // 0'; }
 
-# bpf_stats_on / bpf_stats_restore: run_time_ns needs kernel.bpf_stats_enabled.
-STATS_WAS=
+# bpf_stats_on / bpf_stats_restore: run_time_ns is counted only while BPF
+# statistics are on. They are held on by an fd of our own (bench/st_bpfstats.c,
+# BPF_ENABLE_STATS), never by writing kernel.bpf_stats_enabled: a bench that
+# put the sysctl back at its end would turn them off under another bench
+# still running. The holder exits when its stdin, a fifo we keep open, closes.
+STATS_HOLDER=
 bpf_stats_on() {
-	STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
-	sysctl -qw kernel.bpf_stats_enabled=1 || STATS_WAS=
+	local held=${TMP:-/tmp}/bpfstats.$$ holder=${O:-build}/bench/st-bpfstats
+	[ -n "$STATS_HOLDER" ] && return 0
+	[ -x "$holder" ] || make -s "$holder" > /dev/null || return 1
+	rm -f "$held.in"; mkfifo "$held.in" || return 1
+	"$holder" < "$held.in" > "$held.out" &
+	STATS_HOLDER=$!
+	exec {STATS_FD}> "$held.in"
+	rm -f "$held.in"
+	wait_for "$held.out" '^held$' 10 "$STATS_HOLDER" || { echo "warning: BPF statistics not held" >&2; return 1; }
 }
-bpf_stats_restore() { [ -n "$STATS_WAS" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"; }
+bpf_stats_restore() {
+	[ -n "$STATS_HOLDER" ] || return 0
+	exec {STATS_FD}>&-
+	wait "$STATS_HOLDER" 2> /dev/null
+	STATS_HOLDER=
+}
 
 # Only jobs not reaped yet: a pid we already waited for may belong to someone else now.
 kill_jobs() {
@@ -116,9 +132,9 @@ run_ns_of() {
 # Context switches of the whole machine since boot.
 ctxt() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }
 
-# The BPF programs a tracer attached, their run-time statistics (kernel.bpf_stats_enabled),
+# The BPF programs a tracer attached, their run-time statistics (held on by bpf_stats_on),
 # and the cleanup at exit (bench_count.sh, bench_unwind.sh): the caller sets TP_NAME (the
-# syscall tracepoint's name), TMP and STATS_WAS.
+# syscall tracepoint's name), and TMP.
 
 # The BPF programs the tracer PID has attached to the tracepoint.
 tracer_progs() {
@@ -138,12 +154,11 @@ prog_stats() {
 }
 
 # The EXIT trap's work: kill the jobs not reaped yet (a pid already waited for may belong to
-# someone else now), put kernel.bpf_stats_enabled back (STATS_WAS, when the script changed it),
-# remove $TMP.
+# someone else now), let go of BPF statistics (bpf_stats_restore), remove $TMP.
 bench_cleanup() {
 	local p
+	bpf_stats_restore
 	for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
-	[ -n "${STATS_WAS:-}" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
 	rm -rf "$TMP"
 }
 

@@ -9,10 +9,12 @@
  *
  * Eight bytes a row because a table for libc has ~100k rows and the BPF walker
  * binary-searches it per frame: 8 bytes keeps libc's table under 1 MiB and a
- * search within ~17 cache lines. Rules that do not fit (a CFA offset beyond
- * 16 bits, a DWARF expression other than the PLT one or the signal frame's,
- * a CFA based on a register other than rsp/rbp) are not squeezed: the row
- * says UNSUPPORTED.
+ * search within ~17 cache lines. A CFA offset beyond 16 bits (a function
+ * with more than 32 KiB of locals: libdw has one of 149 KiB) is kept in
+ * 8-byte units, which rsp and rbp offsets always are on x86-64. Rules that
+ * do not fit (a DWARF expression other than the PLT one or the signal
+ * frame's, a CFA based on a register other than rsp/rbp) are not squeezed:
+ * the row says UNSUPPORTED.
  *
  * x86-64 only: the return address is always at CFA - 8 (SFrame fixes it there
  * for AMD64; .eh_frame rows that put it elsewhere are UNSUPPORTED).
@@ -35,6 +37,9 @@ enum unwind_cfa {
 	UNWIND_CFA_UNSUPPORTED = 4, /* a rule this format cannot express: stop, never guess */
 	UNWIND_CFA_NONE = 5,        /* no unwind info (gap after a function's range) */
 	UNWIND_CFA_SIGNAL = 6,      /* a sigreturn trampoline: see below */
+	UNWIND_CFA_RSP8 = 7,        /* CFA = rsp + cfa_off * 8: a frame over 32 KiB */
+	UNWIND_CFA_RBP8 = 8,        /* CFA = rbp + cfa_off * 8 */
+	UNWIND_CFA_LAST = UNWIND_CFA_RBP8,
 };
 
 /*

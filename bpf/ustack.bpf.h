@@ -527,6 +527,12 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 			return st_ustop(st, ST_USTOP_BAD_CFA);
 		cfa = st->bp + row->cfa_off;
 		break;
+	case UNWIND_CFA_RSP8: cfa = st->sp + (__s64)row->cfa_off * 8; break;
+	case UNWIND_CFA_RBP8:
+		if (st->bp_unknown)
+			return st_ustop(st, ST_USTOP_BAD_CFA);
+		cfa = st->bp + (__s64)row->cfa_off * 8;
+		break;
 	case UNWIND_CFA_PLT: cfa = st->sp + 8 + ((st->ip & 15) >= 11 ? 8 : 0); break;
 	case UNWIND_CFA_OUTERMOST: return st_ustop(st, ST_USTOP_OUTERMOST);
 	default: return st_ustop(st, ST_USTOP_UNSUPPORTED);

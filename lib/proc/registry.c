@@ -532,8 +532,10 @@ void procs__report(const struct proc_registry *r)
 				(unsigned long long)s->refused[k], safe_open_why_text(k),
 				s->refused_path[k] ? s->refused_path[k] : "?");
 	if (s->pid_gone)
-		fprintf(stderr, "stacktap: %llu processes exited before their mappings were read\n",
-			(unsigned long long)s->pid_gone);
+		fprintf(stderr, "stacktap: %llu %s before %s mappings were read\n",
+			(unsigned long long)s->pid_gone,
+			st_plural(s->pid_gone, "process exited", "processes exited"),
+			st_plural(s->pid_gone, "its", "their"));
 }
 
 void procs__report_memory(const struct proc_registry *r)

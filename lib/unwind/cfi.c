@@ -79,10 +79,8 @@ static enum unwind_unsupported cfi__cfa_rule(Dwarf_Frame *frame, struct unwind_r
 	}
 	if (reg != REG_RSP && reg != REG_RBP)
 		return UNW_UNSUP_CFA_REG;
-	if (off < INT16_MIN || off > INT16_MAX)
+	if (unwind_row_set_cfa(row, reg == REG_RBP, off))
 		return UNW_UNSUP_CFA_RANGE;
-	row->cfa = reg == REG_RSP ? UNWIND_CFA_RSP : UNWIND_CFA_RBP;
-	row->cfa_off = (int16_t)off;
 	return UNW_UNSUP_MAX;
 }
 

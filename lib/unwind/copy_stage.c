@@ -8,6 +8,7 @@
 #include "lib/unwind/copy_stage.h"
 #include "lib/unwind/copy_unwind.h"
 #include "lib/unwind/ustop.h"
+#include "lib/util/log.h"
 
 struct copy_stage {
 	struct copy_unwinder *cu;
@@ -109,6 +110,15 @@ const struct st_event *copy_stage__process(struct copy_stage *cs, const struct s
 			cs->st.switched++;
 			return ev;
 		}
+		/*
+		 * The copy ended before the walk's stack did: past ST_COPY_MAX, or
+		 * at a page never touched (a large frame's unused locals), which a
+		 * read that may not fault cannot copy and the walker never reads.
+		 */
+		if (stop == UNWIND_STOP_OUTSIDE && (c->len >= ST_COPY_MAX || c->len < c->want)) {
+			cs->st.past_copy++;
+			return ev;
+		}
 		cs->st.compared++;
 		cs->st.differ += !stage__same(*ips + ev->kdepth, ev->udepth, cs->user, n);
 		return ev;
@@ -146,14 +156,19 @@ void copy_stage__report(const struct copy_stage *cs)
 	if (cs->st.unloaded)
 		fprintf(stderr, "stacktap: unwind check: %llu events not compared: their code was not "
 				"loaded yet when they fired\n", (unsigned long long)cs->st.unloaded);
+	if (cs->st.past_copy)
+		fprintf(stderr, "stacktap: unwind check: %llu events not compared: their copy ends "
+				"before their stack (at %d KiB, or at a page never touched)\n",
+			(unsigned long long)cs->st.past_copy, ST_COPY_MAX / 1024);
 	if (cs->st.switched)
 		fprintf(stderr, "stacktap: unwind check: %llu events not compared: their walk moved "
 				"to another stack, which the copy does not hold\n",
 			(unsigned long long)cs->st.switched);
 	for (i = 0; i < UNWIND_STOP_MAX; i++)
 		if (i != UNWIND_STOP_OUTERMOST && i != UNWIND_STOP_DEPTH && cs->st.stops[i])
-			fprintf(stderr, "stacktap: %llu copied stacks stopped early: %s\n",
-				(unsigned long long)cs->st.stops[i], unwind_stop_name(i));
+			fprintf(stderr, "stacktap: %llu copied %s stopped early: %s\n",
+				(unsigned long long)cs->st.stops[i],
+				st_plural(cs->st.stops[i], "stack", "stacks"), unwind_stop_name(i));
 }
 
 void copy_stage__free(struct copy_stage *cs)

@@ -23,6 +23,7 @@ struct copy_stage_stats {
 	uint64_t differ;     /* --unwind-check: events whose two walks differ */
 	uint64_t unloaded;   /* --unwind-check: not compared, the walker met unloaded code */
 	uint64_t switched;   /* --unwind-check: not compared, the walk moved to another stack */
+	uint64_t past_copy;  /* --unwind-check: not compared, the copy ends first */
 	uint64_t rescued;    /* fallback: events whose user stack came from the copy */
 	uint64_t stops[UNWIND_STOP_MAX]; /* copy walks by why they stopped */
 	/* Walker walks that stopped early whose stack came from the copy instead, by

@@ -6,6 +6,20 @@
 
 #include "lib/unwind/rows.h"
 
+int unwind_row_set_cfa(struct unwind_row *row, bool from_rbp, int64_t off)
+{
+	if (off >= INT16_MIN && off <= INT16_MAX) {
+		row->cfa = from_rbp ? UNWIND_CFA_RBP : UNWIND_CFA_RSP;
+		row->cfa_off = (int16_t)off;
+		return 0;
+	}
+	if (off % 8 || off / 8 < INT16_MIN || off / 8 > INT16_MAX)
+		return -1;
+	row->cfa = from_rbp ? UNWIND_CFA_RBP8 : UNWIND_CFA_RSP8;
+	row->cfa_off = (int16_t)(off / 8);
+	return 0;
+}
+
 int unwind_rows__push(struct unwind_rows *v, const struct unwind_row *row)
 {
 	if (v->n == v->cap) {

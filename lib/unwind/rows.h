@@ -3,6 +3,7 @@
 #ifndef ST_UNWIND_ROWS_H
 #define ST_UNWIND_ROWS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,7 +13,7 @@
 enum unwind_unsupported {
 	UNW_UNSUP_CFA_REG,      /* CFA based on a register other than rsp/rbp */
 	UNW_UNSUP_CFA_EXPR,     /* CFA given by a DWARF expression (not the PLT one) */
-	UNW_UNSUP_CFA_RANGE,    /* CFA offset does not fit 16 bits */
+	UNW_UNSUP_CFA_RANGE,    /* CFA offset fits neither 16 bits nor 16 bits of 8-byte units */
 	UNW_UNSUP_RA_RULE,      /* return address not at CFA - 8 */
 	UNW_UNSUP_RBP_RULE,     /* rbp restored by an expression or from another register */
 	UNW_UNSUP_RBP_RANGE,    /* rbp offset does not fit */
@@ -25,6 +26,14 @@ struct unwind_rows {
 	size_t n, cap;
 	uint64_t unsupported[UNW_UNSUP_MAX];
 };
+
+/**
+ * unwind_row_set_cfa() - set @row's CFA rule to @off bytes above rsp, or above
+ * rbp when @from_rbp; an offset beyond 16 bits is kept in 8-byte units.
+ *
+ * Return: 0, or -1 when the offset cannot be expressed (the row is unchanged).
+ */
+int unwind_row_set_cfa(struct unwind_row *row, bool from_rbp, int64_t off);
 
 /**
  * unwind_rows__push() - append one row.

@@ -433,8 +433,6 @@ static int fre__to_row(const struct sf_sec *s, const struct sf_fde *f, const str
 	/* A fixed FP offset is never emitted for AMD64; rather than guess its meaning, stop. */
 	if (s->info.cfa_fixed_fp)
 		return UNW_UNSUP_RBP_RULE;
-	if (r->w[0] < INT16_MIN || r->w[0] > INT16_MAX)
-		return UNW_UNSUP_CFA_RANGE;
 	if (r->n > fp_ix) {
 		fp = r->w[fp_ix];
 		if (fp % 8 || fp / 8 < INT8_MIN || fp / 8 > INT8_MAX)
@@ -444,8 +442,8 @@ static int fre__to_row(const struct sf_sec *s, const struct sf_fde *f, const str
 	} else {
 		row->rbp = UNWIND_RBP_SAME;
 	}
-	row->cfa = (r->info & 1) ? UNWIND_CFA_RSP : UNWIND_CFA_RBP;
-	row->cfa_off = (int16_t)r->w[0];
+	if (unwind_row_set_cfa(row, !(r->info & 1), r->w[0]))
+		return UNW_UNSUP_CFA_RANGE;
 	return -1;
 }
 

@@ -202,7 +202,7 @@ static int tf__check_rows(const struct unwind_row *r, size_t n, char *why, size_
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (r[i].cfa > UNWIND_CFA_SIGNAL || r[i].rbp > UNWIND_RBP_UNDEFINED)
+		if (r[i].cfa > UNWIND_CFA_LAST || r[i].rbp > UNWIND_RBP_UNDEFINED)
 			return tf__bad(why, wl, "row %zu: unknown rule", i);
 		if (i && r[i].pc <= r[i - 1].pc)
 			return tf__bad(why, wl, "row %zu: out of order", i);

@@ -144,6 +144,16 @@ static enum unwind_stop unw__cfa(const struct unwind_row *r, const struct unw_st
 			return UNWIND_STOP_BAD_CFA;
 		from = st->bp;
 		break;
+	case UNWIND_CFA_RSP8:
+		from = st->sp;
+		off *= 8;
+		break;
+	case UNWIND_CFA_RBP8:
+		if (!st->bp_known)
+			return UNWIND_STOP_BAD_CFA;
+		from = st->bp;
+		off *= 8;
+		break;
 	case UNWIND_CFA_PLT:
 		/* The PLT rule reads rip itself (DW_OP_breg16), the exact pc. */
 		from = st->sp;

@@ -50,6 +50,16 @@ expect_bad unknown-tracepoint 2 't:nosuch:thing: no such tracepoint' -- count t:
 expect_bad missing-binary 2 "'/no/such/bin' not found" -- count u:/no/such/bin:main
 expect_bad missing-symbol 2 "symbol 'no_such_symbol' not found in .*chain_fp" -- count "u:$W/chain_fp:no_such_symbol"
 expect_bad missing-pid 2 'pid 4000000: no such process' -- count -p 4000000 t:syscalls:sys_enter_getppid
+# A -p target that ends while stacktap loads (its first bpf() call held 1.5 s
+# by strace, the target killed meanwhile): one line says nothing of it was
+# traced, the run ends by itself, nothing is left attached.
+sleep 60 &
+gone=$!
+(sleep 0.5; kill $gone) &
+timeout 30 strace -f -o /dev/null -e trace=bpf -e inject=bpf:delay_enter=1500000:when=1 \
+	"$ST" count -p $gone t:syscalls:sys_enter_getppid > "$TMP/out" 2> "$TMP/err"
+expect_eq pid-gone-at-start "$?|$(grep -c "process $gone had exited when tracing began: its events were not traced" "$TMP/err")|$(cat "$TMP/out")" "0|1|"
+expect_nothing_left pid-gone-at-start-nothing-left
 expect_bad malformed-spec 2 "'x:y': unknown probe type" -- count x:y
 expect_bad malformed-tracepoint 2 "malformed tracepoint spec" -- count t:syscalls
 expect_bad negative-duration 2 "duration '-1'" -- count -D -1 t:syscalls:sys_enter_getppid

@@ -115,3 +115,22 @@ expect_eq uretprobe-snoop "$(jq -c '[.probe, .user[0:3]]' "$TMP/retsnoop.out" | 
 "$ST" count "ur:$CHAIN:no_such_symbol" > /dev/null 2> "$TMP/badret.err"
 expect_eq uretprobe-bad-symbol "$?:$(cat "$TMP/badret.err")" \
 	"2:stacktap: ur:$CHAIN:no_such_symbol: symbol 'no_such_symbol' not found in $CHAIN"
+
+# 7. A frame of 40,000 bytes (CFA offset beyond 16 bits), no frame pointers:
+#    the BPF walker, and the user-space unwinder of --unwind-check, walk past it.
+#    One of 150,000 bytes: the BPF walker still does; the check says why it
+#    cannot compare (the copy holds 64 KiB), and does not count a difference.
+for b in nofp sframe huge; do
+	run_wl "bigframe-$b" "$W/bigframe_$b" $N -- count -U -p @PID@ t:syscalls:sys_enter_getppid
+	expect_eq "bigframe-$b-chain" "$(cat "$TMP/bigframe-$b.out")" \
+		"$(stack_block leaf big outer main $LIBC_START $N)"
+	no_early "bigframe-$b"
+	run_wl "bigframe-$b-check" "$W/bigframe_$b" $N -- count --unwind-check -U -p @PID@ \
+		t:syscalls:sys_enter_getppid
+	if [ $b = huge ]; then
+		want="stacktap: unwind check: $N events not compared: their copy ends before their stack (at 64 KiB, or at a page never touched)"
+	else
+		want="stacktap: unwind check: $N events compared, 0 differ"
+	fi
+	expect_eq "bigframe-$b-check" "$(grep 'unwind check' "$TMP/bigframe-$b-check.err")" "$want"
+done

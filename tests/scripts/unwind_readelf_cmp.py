@@ -45,6 +45,11 @@ def parse_readelf(text):
     return out
 
 
+def representable(off):
+    """A CFA offset a row holds: 16 bits of bytes, or of 8-byte units."""
+    return -32768 <= off <= 32767 or (off % 8 == 0 and -32768 <= off // 8 <= 32767)
+
+
 def expect(d):
     """(cfa kind, acceptable rbp columns) our row must show for a readelf row."""
     ra, cfa, rbp = d.get('ra', 'u'), d.get('CFA', '?'), d.get('rbp', 'u')
@@ -57,7 +62,7 @@ def expect(d):
     if cfa == 'exp':
         return ('exp', None)
     m = re.match(r'^(rsp|rbp)([+-]\d+)$', cfa)
-    if not m or not -32768 <= int(m[2]) <= 32767:
+    if not m or not representable(int(m[2])):
         return ('unsupported', None)
     kind = '%s%+d' % (m[1], int(m[2]))
     if rbp == 'u':

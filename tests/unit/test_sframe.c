@@ -19,7 +19,8 @@
 
 static const char *cfa_name(unsigned cfa)
 {
-	static const char *const n[] = { "rsp", "rbp", "plt", "outermost", "unsupported", "none" };
+	static const char *const n[] = { "rsp",	 "rbp",	   "plt",  "outermost", "unsupported",
+					 "none", "signal", "rsp8", "rbp8" };
 
 	return cfa < sizeof(n) / sizeof(n[0]) ? n[cfa] : "?";
 }
@@ -104,15 +105,23 @@ static void test_v2_basic(void)
 		"0 rsp 8 same 0",	    "0x1 rsp 16 saved -2",    "0x4 rbp 16 saved -2",
 		"0x3f rsp 8 saved -2",	    "0x40 none 0 undefined 0", "0x100 rsp 8 same 0",
 		"0x201 rsp 4096 saved -2",  "0x3ff rsp 8 same 0",     "0x400 none 0 undefined 0",
-		"0x1f000 rsp 8 same 0",	    "0x2f000 unsupported 0 undefined 0",
+		"0x1f000 rsp 8 same 0",	    "0x2f000 rsp8 8750 saved -2", /* 70,000 bytes */
 		"0x3eff0 rsp 24 saved -3",  /* FDE 2's end at 0x3f000 yields to the PLT row */
 		"0x3f000 plt 0 same 0",	    "0x3f030 none 0 undefined 0",
 		"0x4f000 outermost 0 undefined 0", "0x4f004 rsp 8 same 0",
 		"0x4f010 none 0 undefined 0", NULL,
 	};
-	uint64_t unsup[UNW_UNSUP_MAX] = { [UNW_UNSUP_CFA_RANGE] = 1 };
+	uint64_t unsup[UNW_UNSUP_MAX] = { 0 };
+	struct unwind_row r = { 0 };
 
 	check_fixture("v2-basic", 0x1000, want, unsup);
+	/* Beyond 16 bits only whole 8-byte units within 16 bits of them. */
+	CHECK(unwind_row_set_cfa(&r, true, -32768) == 0 && r.cfa == UNWIND_CFA_RBP);
+	CHECK(unwind_row_set_cfa(&r, false, 70000) == 0 && r.cfa == UNWIND_CFA_RSP8);
+	CHECK_EQ_U64(r.cfa_off, 8750);
+	CHECK(unwind_row_set_cfa(&r, false, 70001) == -1);
+	CHECK(unwind_row_set_cfa(&r, false, 8 * 32768) == -1);
+	CHECK(unwind_row_set_cfa(&r, true, -8 * 32768) == 0 && r.cfa == UNWIND_CFA_RBP8);
 }
 
 static void test_v2_small(void)

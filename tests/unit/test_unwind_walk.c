@@ -22,6 +22,9 @@ static struct unwind_row rows[] = {
 	{ .pc = 0x90, .cfa = UNWIND_CFA_NONE },
 	{ .pc = 0xa0, .cfa = UNWIND_CFA_SIGNAL }, /* a sigreturn trampoline */
 	{ .pc = 0xb0, .cfa = UNWIND_CFA_NONE },
+	{ .pc = 0xc0, .cfa = UNWIND_CFA_RSP8, .cfa_off = 5 }, /* a frame over 32 KiB, scaled */
+	{ .pc = 0xd0, .cfa = UNWIND_CFA_RBP8, .cfa_off = 2 },
+	{ .pc = 0xe0, .cfa = UNWIND_CFA_NONE },
 };
 
 static struct unwind_seg seg = { .vaddr = 0x1000, .offset = 0, .filesz = 0x1000, .exec = true };
@@ -142,6 +145,17 @@ int main(void)
 	CHECK(frames[2].build_id == table.id && frames[2].build_id_len == 20);
 	/* ...but frame 0 uses ip itself: ip 0x10 is rsp+16, so the RA is stack[1]. */
 	check_one("frame0-exact", M + 0x10, STACK_BASE, 0, UNWIND_STOP_OUTERMOST, 2);
+
+	/* Offsets in 8-byte units: CFA = rsp + 5 * 8, then rbp + 2 * 8. */
+	memset(stack, 0, sizeof(stack));
+	stack[4] = M + 0x35;
+	check_one("rsp8", M + 0xc5, STACK_BASE, 0, UNWIND_STOP_OUTERMOST, 2);
+	stack[1] = M + 0x35;
+	check_one("rbp8", M + 0xd5, STACK_BASE, STACK_BASE, UNWIND_STOP_OUTERMOST, 2);
+	memset(stack, 0, sizeof(stack));
+	stack[0] = M + 0x10;
+	stack[1] = M + 0x35;
+	stack[2] = M + 0x45;
 
 	stack[0] = M + 0x41;
 	check_one("unsupported", M + 0x05, STACK_BASE, 0, UNWIND_STOP_UNSUPPORTED, 2);

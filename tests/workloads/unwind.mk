@@ -38,3 +38,18 @@ $(O)/workloads/qsort_chain_dwarf_split: $(O)/workloads/qsort_chain_dwarf
 	$(call msg,OBJCOPY,$@)
 	$(Q)objcopy --only-keep-debug $< $@.debug
 	$(Q)objcopy --strip-debug --add-gnu-debuglink=$@.debug $< $@
+
+# A function with 40,000 bytes of locals (CFA offsets beyond 16 bits), without frame pointers;
+# bigframe_huge's 150,000 bytes reach past the 64 KiB a stack copy holds.
+BIGFRAME := $(O)/workloads/bigframe_nofp $(O)/workloads/bigframe_sframe \
+	    $(O)/workloads/bigframe_huge
+
+workloads: $(BIGFRAME)
+
+$(O)/workloads/bigframe_sframe: BIGFRAME_CFLAGS := -Wa,--gsframe
+$(O)/workloads/bigframe_huge: BIGFRAME_CFLAGS := -DBIG=150000
+
+$(BIGFRAME): tests/workloads/bigframe.c tests/workloads/golib.h tests/workloads/unwind.mk
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(QSORT_CHAIN_CFLAGS) -fomit-frame-pointer $(BIGFRAME_CFLAGS) $< -o $@

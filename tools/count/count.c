@@ -15,6 +15,7 @@
 
 #include "lib/out/render.h"
 #include "lib/pipeline/raw_stacks.h"
+#include "lib/pipeline/tool_report.h"
 #include "lib/report/report.h"
 #include "lib/session/aggregate.h"
 #include "lib/util/log.h"
@@ -166,8 +167,6 @@ static void count_print(void *ctx)
 {
 	struct count *c = ctx;
 	struct st_common_opts *co = &c->run.common;
-	struct report *r = report__new((c->per_pid ? REPORT_BY_PID : 0) |
-				       st_common_opts__report_flags(co));
 	struct report_info info = {
 		.value = REPORT_EVENTS,
 		.event = c->run.nspecs == 1 ? c->run.specs[0].text : NULL,
@@ -180,23 +179,19 @@ static void count_print(void *ctx)
 		.speedscope.name = "stacktap count",
 		.flamegraph.title = "stacktap count",
 	};
+	struct tool_report tr = {
+		.tool = "count", .raw = c->raw, .agg = c->run.agg_reader, .on_agg = count_on_agg,
+		.ctx = c, .sym = c->run.st.sym, .info = &info, .oo = &oo,
+		.report_flags = (c->per_pid ? REPORT_BY_PID : 0) | st_common_opts__report_flags(co),
+		.out = c->out, .output = co->output, .format = co->format,
+	};
 	char stamp[16], prefix[24];
 	int err;
 
 	if (c->interval_ns)
 		count_interval_header(c, stamp, sizeof(stamp));
-	if (c->run.agg_reader && (err = agg_reader__read(c->run.agg_reader, count_on_agg, c))) {
-		st_err("count: reading the in-kernel counts: %s", strerror(-err));
+	if ((err = tool_report__print(&tr)))
 		c->err = err;
-	}
-	if (!r || report__set_info(r, &info) || raw_stacks__report(c->raw, c->run.st.sym, r)) {
-		st_err("count: out of memory while building the report");
-		c->err = -ENOMEM;
-	} else if ((err = out_render(c->out, co->output, r, co->format, &oo))) {
-		st_err("count: %s: %s", co->output ? co->output : "stdout", strerror(-err));
-		c->err = err;
-	}
-	report__free(r);
 	raw_stacks__clear(c->raw);
 	if (c->interval_ns) {
 		snprintf(prefix, sizeof(prefix), "%s: ", stamp);

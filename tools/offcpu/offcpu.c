@@ -21,6 +21,7 @@
 #include "skel/offcpu.skel.h"
 #include "lib/out/render.h"
 #include "lib/pipeline/raw_stacks.h"
+#include "lib/pipeline/tool_report.h"
 #include "lib/session/aggregate.h"
 #include "lib/session/capture_maps.h"
 #include "lib/session/run.h"
@@ -165,7 +166,6 @@ static void offcpu_on_gone(void *ctx, const int *pids, size_t n)
 
 static void offcpu_print(struct offcpu *o)
 {
-	struct report *r = report__new(st_common_opts__report_flags(&o->common));
 	struct report_info info = { .value = REPORT_OFFCPU, .event = "sched_switch" };
 	/* Blocked time is kept in ns and shown in us where a writer shows numbers to people. */
 	struct out_opts oo = {
@@ -178,21 +178,16 @@ static void offcpu_print(struct offcpu *o)
 		.flamegraph = { .title = "stacktap offcpu", .weight = true, .weight_div = 1000,
 				.unit = "us" },
 	};
-	int err;
+	struct tool_report tr = {
+		.tool = "offcpu", .raw = o->raw, .agg = o->agg, .on_agg = offcpu_on_agg, .ctx = o,
+		.sym = o->run.sym, .info = &info, .oo = &oo,
+		.report_flags = st_common_opts__report_flags(&o->common),
+		.out = o->out, .output = o->common.output, .format = o->common.format,
+	};
+	int err = tool_report__print(&tr);
 
-	if (o->agg && (err = agg_reader__read(o->agg, offcpu_on_agg, o))) {
-		st_err("offcpu: reading the in-kernel counts: %s", strerror(-err));
+	if (err)
 		o->err = err;
-	}
-	if (!r || report__set_info(r, &info) || raw_stacks__report(o->raw, o->run.sym, r)) {
-		st_err("offcpu: out of memory while building the report");
-		o->err = -ENOMEM;
-	} else if ((err = out_render(o->out, o->common.output, r, o->common.format, &oo))) {
-		st_err("offcpu: %s: %s", o->common.output ? o->common.output : "stdout",
-		       strerror(-err));
-		o->err = err;
-	}
-	report__free(r);
 }
 
 static int offcpu__load(struct offcpu *o)

@@ -22,6 +22,7 @@
 #include "skel/profile.skel.h"
 #include "lib/out/render.h"
 #include "lib/pipeline/raw_stacks.h"
+#include "lib/pipeline/tool_report.h"
 #include "lib/session/aggregate.h"
 #include "lib/session/capture_maps.h"
 #include "lib/session/run.h"
@@ -211,8 +212,6 @@ static void profile_on_gone(void *ctx, const int *pids, size_t n)
 
 static void profile_print(struct profile *p)
 {
-	struct report *r = report__new((p->per_pid ? REPORT_BY_PID : 0) |
-				       st_common_opts__report_flags(&p->common));
 	struct report_info info = {
 		.value = REPORT_SAMPLES, .period_ns = 1000000000ull / p->hz, .event = "cpu-clock",
 	};
@@ -224,21 +223,17 @@ static void profile_print(struct profile *p)
 		.speedscope = { .name = "stacktap profile", .weight = true },
 		.flamegraph.title = "stacktap profile",
 	};
-	int err;
+	struct tool_report tr = {
+		.tool = "profile", .raw = p->raw, .agg = p->agg, .on_agg = profile_on_agg, .ctx = p,
+		.sym = p->run.sym, .info = &info, .oo = &oo,
+		.report_flags = (p->per_pid ? REPORT_BY_PID : 0) |
+				st_common_opts__report_flags(&p->common),
+		.out = p->out, .output = p->common.output, .format = p->common.format,
+	};
+	int err = tool_report__print(&tr);
 
-	if (p->agg && (err = agg_reader__read(p->agg, profile_on_agg, p))) {
-		st_err("profile: reading the in-kernel counts: %s", strerror(-err));
+	if (err)
 		p->err = err;
-	}
-	if (!r || report__set_info(r, &info) || raw_stacks__report(p->raw, p->run.sym, r)) {
-		st_err("profile: out of memory while building the report");
-		p->err = -ENOMEM;
-	} else if ((err = out_render(p->out, p->common.output, r, p->common.format, &oo))) {
-		st_err("profile: %s: %s", p->common.output ? p->common.output : "stdout",
-		       strerror(-err));
-		p->err = err;
-	}
-	report__free(r);
 }
 
 /* The run is over: the counts the kernel holds stop growing before they are read. */

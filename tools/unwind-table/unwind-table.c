@@ -100,6 +100,8 @@ static const char *ut_cfa(const struct unwind_row *r, char *buf, size_t len)
 
 	if (r->cfa == UNWIND_CFA_RSP || r->cfa == UNWIND_CFA_RBP)
 		snprintf(buf, len, "%s%+d", r->cfa == UNWIND_CFA_RSP ? "rsp" : "rbp", r->cfa_off);
+	else if (r->cfa == UNWIND_CFA_RSP8 || r->cfa == UNWIND_CFA_RBP8)
+		snprintf(buf, len, "%s%+d", r->cfa == UNWIND_CFA_RSP8 ? "rsp" : "rbp", r->cfa_off * 8);
 	else
 		snprintf(buf, len, "%s", r->cfa < sizeof(names) / sizeof(names[0]) ? names[r->cfa] : "?");
 	return buf;
