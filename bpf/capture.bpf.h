@@ -79,7 +79,7 @@ static __always_inline __u32 st_capture_user(struct st_scratch *s, __u32 kd)
 	if (kd > ST_MAX_KSTACK)
 		return 0;
 	st = st_walk_user(regs, s->ev.pid, &s->ips[kd], st_cfg.udepth_max, st_cfg.unwind, NULL,
-			  false);
+			  false, st_cfg.walk_cache);
 	if (!st || !st->n) {
 		s->ev.flags |= ST_EV_UFAIL;
 		st_stat_inc(ST_STAT_UFAIL);

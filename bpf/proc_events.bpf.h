@@ -279,8 +279,9 @@ int BPF_PROG(st_proc_fork, struct task_struct *parent, struct task_struct *child
 }
 
 struct st_vma_scan {
-	__u64 next;
+	__u64 next, end;
 	bool exec;
+	bool busy; /* the mm lock was contended */
 };
 
 static long st_vma_scan_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -294,6 +295,25 @@ static long st_vma_scan_cb(struct task_struct *task, struct vm_area_struct *vma,
 }
 
 /*
+ * One VMA of the scan. A bpf_loop() step rather than an open loop: the
+ * verifier checks it once, not ST_UNMAP_SCAN times (~4k instructions in
+ * each of two programs).
+ */
+static int st_range_scan_step(__u32 i, void *data)
+{
+	struct st_vma_scan *s = data;
+	__u64 at = s->next;
+	long err;
+
+	if (at >= s->end)
+		return 1;
+	err = bpf_find_vma(bpf_get_current_task_btf(), at, st_vma_scan_cb, s, 0);
+	if (err == -ST_EBUSY)
+		s->busy = true;
+	return err || s->exec || s->next <= at;
+}
+
+/*
  * Does [start, end) hold code? VMA by VMA from @start (a library's munmap
  * covers all its segments, the first of which is not executable). When the
  * mm lock is contended the answer is yes: user space ignores a range that
@@ -301,23 +321,10 @@ static long st_vma_scan_cb(struct task_struct *task, struct vm_area_struct *vma,
  */
 static __always_inline bool st_range_has_exec(__u64 start, __u64 end)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct st_vma_scan s = { .next = start };
-	__u64 at;
-	long err;
-	int i;
+	struct st_vma_scan s = { .next = start, .end = end };
 
-	for (i = 0; i < ST_UNMAP_SCAN && !s.exec; i++) {
-		at = s.next;
-		if (at >= end)
-			break;
-		err = bpf_find_vma(task, at, st_vma_scan_cb, &s, 0);
-		if (err == -ST_EBUSY)
-			return true;
-		if (err || s.next <= at)
-			break;
-	}
-	return s.exec;
+	bpf_loop(ST_UNMAP_SCAN, st_range_scan_step, &s, 0);
+	return s.exec || s.busy;
 }
 
 static __always_inline void st_proc_note_unmap(__u64 start, __u64 len)

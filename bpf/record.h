@@ -238,6 +238,7 @@ struct st_config {
 	__u32 copy_fallback; /* ...or only when the walker met a mapping it does not know */
 	__u32 user_mode;   /* ST_USER_SYNC or ST_USER_DEFERRED */
 	__u32 wakeup_bytes; /* wake the consumer once this much is waiting (0: every record) */
+	__u32 walk_cache;  /* keep walks at the event in task storage (bpf/ucache.bpf.h): probed */
 	__u64 filter_cgroup; /* 0 = any; else the cgroup v2 id (its directory's inode) of the task */
 };
 

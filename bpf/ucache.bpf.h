@@ -27,6 +27,10 @@
  * nested in a walk finds the entry busy and leaves it alone), and task
  * storage is not freed under a running program.
  *
+ * Task storage is probed at run time (lib/session/features.c): without it
+ * st_config.walk_cache is 0, the walker never calls in here (the verifier
+ * drops this code) and user space does not create these maps.
+ *
  * Limits: walks of up to ST_UCACHE_FRAMES frames that read up to
  * ST_UCACHE_WORDS words within ST_UCACHE_REGION bytes are kept; others are
  * walked every time, and counted.
@@ -119,14 +123,58 @@ static __always_inline bool st_ucache_same_key(const struct st_ucache_key *a,
 }
 
 /*
+ * Words compared per bpf_loop() step. A loop over all ST_UCACHE_WORDS words
+ * made the verifier check its body once per word (~23k instructions, half
+ * the sampling program's load time); a callback is checked once, and a hit
+ * on a 30-frame stack costs ~8 calls more than the open loop.
+ */
+#define ST_UCACHE_CMP_STEP 32 /* a power of two, dividing ST_UCACHE_WORDS */
+
+/* A hit's comparison, carried through bpf_loop(). */
+struct st_ucache_cmp {
+	const struct st_ucache *c;
+	const struct st_uregion *r;
+	__u32 nwords;
+	__u32 same; /* 1 until a word differs */
+};
+
+/* Words [i * STEP, i * STEP + STEP) of the log against the region read now. */
+static int st_ucache_cmp_cb(__u32 i, void *ctx)
+{
+	struct st_ucache_cmp *x = ctx;
+	const struct st_ucache *c = x->c;
+	const struct st_uregion *r = x->r;
+	/* The mask only tells the verifier: i < nwords / STEP, and nwords <= ST_UCACHE_WORDS. */
+	__u32 j, base = (i * ST_UCACHE_CMP_STEP) & (ST_UCACHE_WORDS - 1), end = x->nwords;
+	const __u16 *offs;
+	const __u64 *vals;
+
+	if (!c || !r)
+		return 1;
+	offs = &c->offs[base];
+	vals = &c->vals[base];
+#pragma unroll
+	for (j = 0; j < ST_UCACHE_CMP_STEP; j++) {
+		if (base + j >= end)
+			return 1;
+		if (r->w[offs[j] & (ST_UCACHE_REGION / 8 - 1)] != vals[j]) {
+			x->same = 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
  * Is @c's walk the one @k would make? One read of its stack region, then its
  * words compared. Return: true on a hit, with its frames copied to @out.
  */
 static __noinline bool st_ucache_hit(struct st_ucache *c, const struct st_ucache_key *k,
 				     __u64 *out)
 {
+	struct st_ucache_cmp x = { .c = c, .same = 1 };
 	struct st_uregion *r;
-	__u32 zero = 0, i, n, size;
+	__u32 zero = 0, n, size;
 
 	if (!c || !k || !out || !c->valid || !st_ucache_same_key(&c->key, k))
 		return false;
@@ -136,12 +184,13 @@ static __noinline bool st_ucache_hit(struct st_ucache *c, const struct st_ucache
 		return false;
 	if (bpf_probe_read_user(r->w, size & (ST_UCACHE_REGION - 1), (const void *)c->lo))
 		return false;
-	for (i = 0; i < ST_UCACHE_WORDS; i++) {
-		if (i >= c->nwords)
-			break;
-		if (r->w[c->offs[i] & (ST_UCACHE_REGION / 8 - 1)] != c->vals[i])
-			return false;
-	}
+	x.r = r;
+	x.nwords = c->nwords;
+	if (x.nwords > ST_UCACHE_WORDS)
+		return false;
+	bpf_loop((x.nwords + ST_UCACHE_CMP_STEP - 1) / ST_UCACHE_CMP_STEP, st_ucache_cmp_cb, &x, 0);
+	if (!x.same)
+		return false;
 	n = c->n;
 	if (!n || n > ST_UCACHE_FRAMES)
 		return false;

@@ -231,13 +231,24 @@ static __always_inline int st_ustop(struct st_uwalk_state *st, __u32 why)
  */
 #define ST_VOL(x) (*(volatile __typeof__(x) *)&(x))
 
-/* The binary search behind st_find_map(): a call of its own, to keep the step's frame small. */
-static __noinline struct st_umap *st_search_map(struct st_uwalk_state *st, struct st_uproc *p,
-						__u64 pc)
-{
-	struct st_umap *m;
-	__u32 i, mid, n = p->n;
+/*
+ * The binary searches are global functions: the verifier checks a global
+ * function once, on its own, where a static one is checked again at every
+ * call site in every caller's state (the row search alone was ~14k of the
+ * sampling program's ~43k checked instructions). So they take the walk's
+ * state and the mapping as pointers that may be NULL, and return a number:
+ * the mapping's index + 1, the row's key + 1, 0 for none.
+ */
 
+/* The binary search behind st_find_map(). Return: index + 1 of the mapping of @pc, or 0. */
+__noinline __u32 st_search_map(struct st_uwalk_state *st, const struct st_uproc *p, __u64 pc)
+{
+	const struct st_umap *m;
+	__u32 i, mid, n;
+
+	if (!st || !p)
+		return 0;
+	n = p->n;
 	ST_VOL(st->lo) = 0;
 	ST_VOL(st->hi) = n > ST_UNW_MAX_MAPS ? ST_UNW_MAX_MAPS : n;
 	for (i = 0; i < ST_UNW_MAP_STEPS; i++) {
@@ -253,12 +264,12 @@ static __noinline struct st_umap *st_search_map(struct st_uwalk_state *st, struc
 	}
 	mid = ST_VOL(st->lo);
 	if (!mid)
-		return NULL;
+		return 0;
 	m = &p->maps[(mid - 1) & (ST_UNW_MAX_MAPS - 1)];
 	if (pc >= m->end)
-		return NULL;
+		return 0;
 	ST_VOL(st->map_ix) = mid;
-	return m;
+	return mid;
 }
 
 static __always_inline struct st_umap *st_find_map(struct st_uwalk_state *st,
@@ -272,7 +283,8 @@ static __always_inline struct st_umap *st_find_map(struct st_uwalk_state *st,
 		if (m->start <= pc && pc < m->end)
 			return m;
 	}
-	return st_search_map(st, p, pc);
+	mid = st_search_map(st, p, pc);
+	return mid ? &p->maps[(mid - 1) & (ST_UNW_MAX_MAPS - 1)] : NULL;
 }
 
 /*
@@ -299,16 +311,18 @@ static __always_inline void st_row_bounds(struct st_uwalk_state *st, const struc
 	}
 }
 
-/* The binary search behind st_find_row(), a call of its own as st_search_map(). */
-static __noinline struct unwind_row *st_search_row(struct st_uwalk_state *st,
-						   const struct st_umap *m, __u64 pc)
+/* The binary search behind st_find_row(). Return: the st_urows key + 1 of @pc's row, or 0. */
+__noinline __u64 st_search_row(struct st_uwalk_state *st, const struct st_umap *m, __u64 pc)
 {
-	__u64 rpc = pc - m->bias;
 	struct unwind_row *row, *next;
 	__u32 i, key;
+	__u64 rpc;
 
-	if (pc < m->bias || rpc > 0xffffffffull)
-		return NULL;
+	if (!st || !m || pc < m->bias)
+		return 0;
+	rpc = pc - m->bias;
+	if (rpc > 0xffffffffull)
+		return 0;
 	ST_VOL(st->lo) = 0;
 	ST_VOL(st->hi) = m->nrows;
 	if (m->ix_blocks)
@@ -322,7 +336,7 @@ static __noinline struct unwind_row *st_search_row(struct st_uwalk_state *st,
 		key = m->first_row + mid;
 		row = bpf_map_lookup_elem(&st_urows, &key);
 		if (!row)
-			return NULL;
+			return 0;
 		if (row->pc <= rpc)
 			ST_VOL(st->lo) = mid + 1;
 		else
@@ -330,30 +344,35 @@ static __noinline struct unwind_row *st_search_row(struct st_uwalk_state *st,
 	}
 	i = ST_VOL(st->lo);
 	if (!i)
-		return NULL;
+		return 0;
 	key = m->first_row + i - 1;
 	row = bpf_map_lookup_elem(&st_urows, &key);
 	if (!row)
-		return NULL;
+		return 0;
 	/* Remember the range this row covers: up to the next row, or the mapping's end. */
 	ST_VOL(st->row_key) = key;
 	ST_VOL(st->row_lo) = row->pc + m->bias;
 	key++;
 	next = i < m->nrows ? bpf_map_lookup_elem(&st_urows, &key) : NULL;
 	ST_VOL(st->row_hi) = next ? next->pc + m->bias : m->end;
-	return row;
+	return (__u64)key; /* the row's key + 1 */
 }
 
 static __always_inline struct unwind_row *st_find_row(struct st_uwalk_state *st,
 						      const struct st_umap *m, __u64 pc)
 {
+	__u64 found;
 	__u32 key;
 
 	if (pc >= ST_VOL(st->row_lo) && pc < ST_VOL(st->row_hi)) {
 		key = ST_VOL(st->row_key);
 		return bpf_map_lookup_elem(&st_urows, &key);
 	}
-	return st_search_row(st, m, pc);
+	found = st_search_row(st, m, pc);
+	if (!found)
+		return NULL;
+	key = found - 1;
+	return bpf_map_lookup_elem(&st_urows, &key);
 }
 
 /* What bpf_find_vma() tells about one address. */
@@ -780,6 +799,27 @@ static __always_inline void st_uwalk_uprobes(struct st_uwalk_state *st, struct t
 }
 
 /*
+ * Does the current task have a user context (an mm: exit_mmap() at exit
+ * frees it, and the registers would still pretend a user stack)? Its
+ * uprobe state into @st too (st_uwalk_uprobes()). A global function, so the
+ * verifier checks it once: each check of a pointer loaded from a task
+ * (task->mm, task->utask) searches the kernel's whole BTF by name for a
+ * "__safe_trusted" twin, and inlined in every walk's states that was a
+ * fifth of the sampling program's load time.
+ *
+ * Return: 1 when it has one, else 0.
+ */
+__noinline int st_task_user(struct st_uwalk_state *st)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	if (!st || !task->mm)
+		return 0;
+	st_uwalk_uprobes(st, task);
+	return 1;
+}
+
+/*
  * In a system call? orig_ax is its number (-1 for an interrupt or an
  * exception), and the syscall instruction left the address after it in rcx
  * as in ip: a signal frame set up on the way out (before a deferred walk)
@@ -852,6 +892,9 @@ static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache 
  * @mode: enum st_unwind_mode (FP, TABLE or AUTO)
  * @state: the walk's state in map memory; NULL for the per-CPU one (only
  *         when not @faultable: a faultable walk may sleep)
+ * @cache: use the walk cache (only with @state NULL and not @faultable); a
+ *         read-only constant (st_cfg.walk_cache), so without task storage
+ *         the verifier drops the cache's code
  *
  * A walk at the event (@state NULL) is first looked up in the task's walk
  * cache (bpf/ucache.bpf.h), and kept there when it was made.
@@ -864,7 +907,7 @@ static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache 
 static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs, __u32 pid,
 							  __u64 *out, __u32 max, __u32 mode,
 							  struct st_uwalk_state *state,
-							  bool faultable)
+							  bool faultable, bool cache)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct st_uwalk w = { .out = out };
@@ -872,8 +915,6 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 	__u32 slot = 0;
 	bool hit = false;
 
-	if (!task->mm)
-		return NULL;
 	w.st = state ? state : bpf_map_lookup_elem(&st_uwalk_states, &slot);
 	if (!w.st)
 		return NULL;
@@ -886,7 +927,8 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 	w.mode = mode;
 	w.st->frame0 = st_frame0_of(regs);
 	w.st->pc_off = w.st->frame0 == ST_FRAME0_SYSCALL;
-	st_uwalk_uprobes(w.st, task);
+	if (!st_task_user(w.st))
+		return NULL;
 	if (mode != ST_UNWIND_FP) {
 		w.proc = bpf_map_lookup_elem(&st_uprocs, &pid);
 		if (!w.proc) {
@@ -894,7 +936,7 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 			st_ustat_inc(ST_USTAT_NO_PROC);
 		}
 	}
-	if (!faultable && !state)
+	if (cache && !faultable && !state)
 		c = st_ucache_try(&w, task, &hit);
 	if (hit) {
 		st_ustat_inc(ST_USTAT_UCACHE_HITS);

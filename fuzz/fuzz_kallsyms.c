@@ -10,22 +10,23 @@
 
 static void check_table(const struct ksyms *ks)
 {
-	const struct ksym *s, *t;
 	uint64_t probe[] = { 0, 1, 0xffffffff81000000ull, UINT64_MAX };
+	struct ksym s, t, u;
 	size_t i;
 
 	for (i = 0; i < sizeof(probe) / sizeof(probe[0]); i++) {
-		s = ksyms__find(ks, probe[i]);
-		if (s && s->addr > probe[i])
+		if (!ksyms__find(ks, probe[i], &s))
+			continue;
+		if (s.addr > probe[i])
 			abort();
-		if (s) {
-			/* by name finds a symbol of that name, maybe an earlier duplicate */
-			t = ksyms__by_name(ks, s->name);
-			if (!t || strcmp(t->name, s->name) || t->addr > s->addr)
-				abort();
-			if (ksyms__find(ks, s->addr) != s)
-				abort();
-		}
+		/* by name finds a symbol of that name, maybe an earlier duplicate */
+		if (!ksyms__by_name(ks, s.name, &t) || strcmp(t.name, s.name) || t.addr > s.addr)
+			abort();
+		/* at its own start, the same symbol: the first listed there */
+		if (!ksyms__find(ks, s.addr, &u) || u.addr != s.addr || strcmp(u.name, s.name))
+			abort();
+		if (!s.module != !u.module || (s.module && strcmp(s.module, u.module)))
+			abort();
 	}
 }
 

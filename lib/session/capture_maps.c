@@ -49,6 +49,29 @@ static uint64_t capture__mem_bytes(void)
 	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
 }
 
+/*
+ * Without the walk cache (no task storage here, or no walks) its maps are
+ * not created: the code that uses them is dead (st_config.walk_cache is
+ * read-only data), and libbpf leaves their loads poisoned for the verifier
+ * to drop with it.
+ */
+static int capture__walk_cache_maps(struct bpf_object *obj, const struct st_common_opts *o)
+{
+	static const char *const names[] = { "st_ucaches", "st_uregions" };
+	struct bpf_map *m;
+	size_t i;
+	int err;
+
+	if (st_common_opts__walk_cache(o))
+		return 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		m = bpf_object__find_map_by_name(obj, names[i]);
+		if (m && (err = bpf_map__set_autocreate(m, false)))
+			return err;
+	}
+	return 0;
+}
+
 int capture_maps_size(struct bpf_object *obj, const struct st_common_opts *o)
 {
 	struct bpf_map *scratch = bpf_object__find_map_by_name(obj, "st_scratch_map");
@@ -66,6 +89,8 @@ int capture_maps_size(struct bpf_object *obj, const struct st_common_opts *o)
 		err = bpf_tables_size(obj, o->unwind_rows ? o->unwind_rows :
 					   capture_rows_auto(capture__mem_bytes()),
 				      BPF_TABLES_PROCS_DEFAULT);
+	if (!err)
+		err = capture__walk_cache_maps(obj, o);
 	if (err)
 		st_err("capture: cannot size the BPF maps: %s", strerror(-err));
 	return err;

@@ -17,7 +17,9 @@ uint64_t capture_rows_auto(uint64_t mem_bytes);
 /**
  * capture_maps_size() - size st_events (ring buffer), st_scratch_map (one
  * record per possible CPU) and, when the object has them, the unwind maps;
- * a size the options leave at 0 is the machine's (the _auto() functions).
+ * a size the options leave at 0 is the machine's (the _auto() functions);
+ * the walk cache's maps are left out where it is not used
+ * (st_common_opts__walk_cache()).
  *
  * Return: 0 or -errno (logged).
  */

@@ -15,6 +15,7 @@
 #include "lib/record/recorder.h"
 #include "lib/record/replay.h"
 #include "lib/session/cli.h"
+#include "lib/session/features.h"
 #include "lib/session/session.h"
 #include "lib/unwind/bpf_tables.h"
 #include "lib/unwind/table_cache.h"
@@ -371,6 +372,25 @@ static unsigned cli__user_mode(const struct st_common_opts *o)
 	return ST_USER_DEFERRED;
 }
 
+bool st_common_opts__walk_cache(const struct st_common_opts *o)
+{
+	if (o->kernel_only || o->unwind == ST_UNWIND_COPY)
+		return false; /* no walks */
+	return feature_task_storage(NULL, 0);
+}
+
+/* Without task storage every walk at the event is made in full: said at -v and --debug. */
+static void cli__say_walk_cache(const struct st_common_opts *o)
+{
+	char why[160];
+
+	if (o->kernel_only || o->unwind == ST_UNWIND_COPY || !(o->addrs || o->debug) ||
+	    feature_task_storage(why, sizeof(why)))
+		return;
+	fprintf(stderr, "stacktap: walk cache off (%s): every user stack taken at the event is "
+			"walked in full\n", why);
+}
+
 void st_common_opts__config(const struct st_common_opts *o, struct st_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -389,6 +409,8 @@ void st_common_opts__config(const struct st_common_opts *o, struct st_config *cf
 	else if (o->unwind != ST_UNWIND_FP)
 		cfg->copy_fallback = o->copy_kb * 1024;
 	cfg->user_mode = cli__user_mode(o);
+	cfg->walk_cache = st_common_opts__walk_cache(o);
+	cli__say_walk_cache(o);
 }
 
 unsigned st_common_opts__report_flags(const struct st_common_opts *o)

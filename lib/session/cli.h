@@ -70,6 +70,16 @@ void st_common_opts__init(struct st_common_opts *o, unsigned caps);
 void st_common_opts__config(const struct st_common_opts *o, struct st_config *cfg);
 
 /**
+ * st_common_opts__walk_cache() - will walks at the event use the walk cache
+ * (bpf/ucache.bpf.h)? Only where the kernel has BPF task storage (probed
+ * once) and user stacks are walked: st_config.walk_cache, and without it
+ * the cache's maps are not created (capture_maps_size()).
+ *
+ * Return: true when they will.
+ */
+bool st_common_opts__walk_cache(const struct st_common_opts *o);
+
+/**
  * st_common_opts__open_output() - stdout or -o FILE. Parsing has opened it
  * already (an unwritable -o is a usage error); this hands it over.
  *

@@ -13,6 +13,7 @@
 #include "lib/record/replay.h"
 #include "lib/session/proc_events.h"
 #include "lib/session/run.h"
+#include "lib/sym/ksyms_source.h"
 #include "lib/sym/symbolizer.h"
 #include "lib/unwind/bpf_tables.h"
 #include "lib/unwind/copy_stage.h"
@@ -345,6 +346,8 @@ void st_run__report(const struct st_run *r)
 		procs__report(r->procs);
 	if (r->procs && (r->common->addrs || r->common->debug))
 		procs__report_memory(r->procs);
+	if (!st_run_replaying() && (r->common->addrs || r->common->debug))
+		ksyms_source_report();
 	if (r->tables)
 		bpf_tables__report(r->tables, r->common->addrs || r->common->debug);
 	if ((r->tables || r->cu) && (r->common->addrs || r->common->debug))

@@ -1,87 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Kernel symbols from /proc/kallsyms: text symbols sorted by address, names in one arena. */
+/*
+ * Kernel symbols from /proc/kallsyms: text symbols sorted by address, held
+ * compactly. A symbol is 16 bytes (its address and the offsets of its name
+ * and module in one string blob); names are kept once and only those of
+ * text symbols, modules once per run of their symbols: ~4 MB for the 120k
+ * symbols of a distribution kernel, whose file is 5.4 MB. The file is read
+ * in pieces, never whole.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/sym/ksyms.h"
+#include "lib/util/grow.h"
 #include "lib/util/log.h"
 
-/*
- * The whole file is read into one buffer and parsed in place: each name and
- * module name is NUL-terminated where it lies, so the buffer is the string
- * arena and loading does one allocation per table rather than one per name.
- */
+#define KSYM_NO_MODULE UINT32_MAX
+
+struct ksym_rec {
+	uint64_t addr;
+	uint32_t name;   /* offset in the blob */
+	uint32_t module; /* offset in the blob; KSYM_NO_MODULE for vmlinux */
+};
+
 struct ksyms {
-	char *text;          /* the file, names terminated in place */
-	struct ksym *syms;   /* sorted by (addr, file order) */
-	size_t n;
-	uint64_t *name_ix;   /* open-addressing hash of names, see ksyms__slot() */
-	size_t name_mask;
-	size_t skipped;      /* malformed lines */
+	struct ksym_rec *recs; /* sorted by (addr, file order) */
+	size_t n, cap;
+	char *blob;            /* NUL-terminated names */
+	size_t blob_len, blob_cap;
+	uint32_t last_module;  /* the module named last (modules come in runs) */
+	size_t skipped;        /* malformed lines */
 };
 
 /*
- * /proc/kallsyms reports st_size 0: start at 4 MiB, about what a distribution
- * kernel's file takes, so reading it costs one or two reallocs.
+ * One read()'s worth: kallsyms lines are under 600 bytes (KSYM_NAME_LEN is
+ * 512), so a line longer than this is malformed and skipped.
  */
-#define KSYMS_PROC_GUESS (4u << 20)
-/* Refuse absurd inputs: a real kallsyms is well under this, and indexes are 32-bit. */
+#define KSYMS_CHUNK (64u << 10)
+/* Refuse absurd inputs: a real kallsyms is well under this, and offsets are 32-bit. */
 #define KSYMS_MAX_BYTES (1ul << 30)
-
-static int ksyms__read_all(const char *path, char **out, size_t *len)
-{
-	size_t cap = KSYMS_PROC_GUESS, n = 0;
-	char *buf = NULL, *nb;
-	struct stat st;
-	ssize_t r;
-	int fd, err;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size < KSYMS_MAX_BYTES)
-		cap = st.st_size + 1; /* +1 so EOF is seen without a realloc */
-	for (;;) {
-		if (!buf || n == cap) {
-			if (buf && cap >= KSYMS_MAX_BYTES) {
-				err = -EFBIG;
-				goto err_free;
-			}
-			cap = buf ? cap * 2 : cap;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				err = -ENOMEM;
-				goto err_free;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			goto err_free;
-		}
-		if (r == 0)
-			break;
-		n += r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-err_free:
-	free(buf);
-	close(fd);
-	return err;
-}
 
 static bool ksyms__is_blank(char c)
 {
@@ -155,60 +115,155 @@ static int ksyms__parse_line(char *p, char *end, struct ksym *ks, uint64_t *addr
 	return 1;
 }
 
-static int ksyms__push(struct ksyms *ks, size_t *cap, const struct ksym *sym)
+/* Return: the blob offset of a copy of @str, or -ENOMEM. */
+static int64_t ksyms__intern(struct ksyms *ks, const char *str)
 {
-	struct ksym *n;
-	size_t c;
+	size_t len = strlen(str) + 1, at = ks->blob_len;
 
-	if (ks->n == *cap) {
-		c = *cap ? *cap * 2 : 4096;
-		if (c > UINT32_MAX - 1 || c > SIZE_MAX / sizeof(*n))
-			return -ENOMEM;
-		n = realloc(ks->syms, c * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		ks->syms = n;
-		*cap = c;
+	if (at + len > UINT32_MAX - 1 ||
+	    array_reserve((void **)&ks->blob, &ks->blob_cap, at + len, 1))
+		return -ENOMEM;
+	memcpy(ks->blob + at, str, len);
+	ks->blob_len += len;
+	return at;
+}
+
+/* A text symbol: its name into the blob, its module too unless it is the last one's. */
+static int ksyms__push(struct ksyms *ks, const struct ksym *sym)
+{
+	struct ksym_rec r = { .addr = sym->addr, .module = KSYM_NO_MODULE };
+	int64_t off;
+
+	if (ks->n >= UINT32_MAX - 1 ||
+	    array_reserve((void **)&ks->recs, &ks->cap, ks->n + 1, sizeof(r)))
+		return -ENOMEM;
+	if ((off = ksyms__intern(ks, sym->name)) < 0)
+		return off;
+	r.name = off;
+	if (sym->module) {
+		if (ks->last_module == KSYM_NO_MODULE ||
+		    strcmp(ks->blob + ks->last_module, sym->module)) {
+			if ((off = ksyms__intern(ks, sym->module)) < 0)
+				return off;
+			ks->last_module = off;
+		}
+		r.module = ks->last_module;
 	}
-	ks->syms[ks->n++] = *sym;
+	ks->recs[ks->n++] = r;
 	return 0;
 }
 
-/* Return: 0, -ENOMEM, or -EACCES when every address read as zero (kptr_restrict). */
-static int ksyms__parse(struct ksyms *ks, size_t len)
+/* What reading the file learned so far. */
+struct ksyms_parse {
+	bool any_addr, any_line;
+	bool dropping; /* inside a line too long to hold: skipped up to its newline */
+};
+
+/* The line in [p, end); *end is writable (the newline, or the spare byte after the data). */
+static int ksyms__line(struct ksyms *ks, struct ksyms_parse *st, char *p, char *end)
 {
-	char *p = ks->text, *end = ks->text + len, *eol;
-	bool any_addr = false, any_line = false;
-	size_t cap = 0;
 	struct ksym sym;
 	uint64_t addr;
 	int r;
 
-	for (; p < end; p = eol + 1) {
-		eol = memchr(p, '\n', end - p);
-		if (!eol)
-			eol = end; /* ks->text has a spare byte at end */
-		if (eol == p)
-			continue;
-		r = ksyms__parse_line(p, eol, &sym, &addr);
-		if (r < 0) {
-			ks->skipped++;
-			continue;
-		}
-		any_line = true;
-		any_addr |= addr != 0;
-		if (r == 1 && ksyms__push(ks, &cap, &sym))
-			return -ENOMEM;
+	if (p == end)
+		return 0;
+	r = ksyms__parse_line(p, end, &sym, &addr);
+	if (r < 0) {
+		ks->skipped++;
+		return 0;
 	}
-	if (any_line && !any_addr)
-		return -EACCES;
-	return 0;
+	st->any_line = true;
+	st->any_addr |= addr != 0;
+	return r == 1 ? ksyms__push(ks, &sym) : 0;
 }
 
-/* Names point into one buffer in file order, so comparing them keeps file order for ties. */
-static int ksym__cmp(const void *pa, const void *pb)
+/*
+ * The whole lines of buf[0, len), a piece of the file; @eof: no more comes.
+ * Return: how many bytes of a partial last line are left at the start of
+ * @buf for the next piece, or -ENOMEM.
+ */
+static ssize_t ksyms__lines(struct ksyms *ks, struct ksyms_parse *st, char *buf, size_t len,
+			    bool eof)
 {
-	const struct ksym *a = pa, *b = pb;
+	char *p = buf, *end = buf + len, *eol;
+	int err;
+
+	for (; p < end; p = eol + 1) {
+		eol = memchr(p, '\n', end - p);
+		if (!eol && !eof)
+			break;
+		if (!eol)
+			eol = end; /* the buffer has a spare byte past the data */
+		if (st->dropping) {
+			st->dropping = false;
+			continue;
+		}
+		if ((err = ksyms__line(ks, st, p, eol)))
+			return err;
+	}
+	if (p >= end)
+		return 0;
+	if (p == buf && len == KSYMS_CHUNK) { /* a line longer than a piece: malformed */
+		if (!st->dropping)
+			ks->skipped++;
+		st->dropping = true;
+		return 0;
+	}
+	memmove(buf, p, end - p);
+	return end - p;
+}
+
+/* Return: 0, or -errno; -EACCES when every address read as zero (kptr_restrict). */
+static int ksyms__read(struct ksyms *ks, const char *path)
+{
+	struct ksyms_parse st = {};
+	size_t have = 0, total = 0;
+	ssize_t r, kept;
+	char *buf;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(KSYMS_CHUNK + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		r = read(fd, buf + have, KSYMS_CHUNK - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			break;
+		}
+		total += r;
+		if (total > KSYMS_MAX_BYTES) {
+			err = -EFBIG;
+			break;
+		}
+		kept = ksyms__lines(ks, &st, buf, have + r, r == 0);
+		if (kept < 0) {
+			err = kept;
+			break;
+		}
+		have = kept;
+		if (r == 0)
+			break;
+	}
+	free(buf);
+	close(fd);
+	if (!err && st.any_line && !st.any_addr)
+		err = -EACCES;
+	return err;
+}
+
+/* Names lie in the blob in file order, so comparing their offsets keeps file order for ties. */
+static int ksym_rec__cmp(const void *pa, const void *pb)
+{
+	const struct ksym_rec *a = pa, *b = pb;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
@@ -223,9 +278,9 @@ static int ksym__cmp(const void *pa, const void *pb)
 static int ksyms__sort(struct ksyms *ks)
 {
 	size_t k = 1, i, j, out, nt;
-	struct ksym *tail;
+	struct ksym_rec *tail;
 
-	while (k < ks->n && ksym__cmp(&ks->syms[k - 1], &ks->syms[k]) <= 0)
+	while (k < ks->n && ksym_rec__cmp(&ks->recs[k - 1], &ks->recs[k]) <= 0)
 		k++;
 	if (k >= ks->n)
 		return 0;
@@ -233,72 +288,37 @@ static int ksyms__sort(struct ksyms *ks)
 	tail = malloc(nt * sizeof(*tail));
 	if (!tail)
 		return -ENOMEM;
-	qsort(ks->syms + k, nt, sizeof(*tail), ksym__cmp);
-	memcpy(tail, ks->syms + k, nt * sizeof(*tail));
+	qsort(ks->recs + k, nt, sizeof(*tail), ksym_rec__cmp);
+	memcpy(tail, ks->recs + k, nt * sizeof(*tail));
 	/* Merge from the back: the output never overtakes the unread prefix. */
 	for (i = k, j = nt, out = ks->n; j > 0; out--) {
-		if (i > 0 && ksym__cmp(&ks->syms[i - 1], &tail[j - 1]) > 0)
-			ks->syms[out - 1] = ks->syms[--i];
+		if (i > 0 && ksym_rec__cmp(&ks->recs[i - 1], &tail[j - 1]) > 0)
+			ks->recs[out - 1] = ks->recs[--i];
 		else
-			ks->syms[out - 1] = tail[--j];
+			ks->recs[out - 1] = tail[--j];
 	}
 	free(tail);
 	return 0;
 }
 
-static uint64_t ksyms__hash(const char *s)
+/* Growth by doubling left up to half of each array unused: give it back. */
+static void ksyms__trim(struct ksyms *ks)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	void *p;
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-/* A slot: 0 when empty, else (hash high 32 bits << 32) | (index + 1). */
-static uint64_t ksyms__slot(uint64_t h, size_t ix)
-{
-	return (h & 0xffffffff00000000ull) | (uint64_t)(ix + 1);
-}
-
-/* Return: the first slot holding @name (or the empty slot where it would go). */
-static size_t ksyms__probe(const struct ksyms *ks, const char *name, uint64_t h)
-{
-	size_t i;
-	uint64_t e;
-
-	for (i = h & ks->name_mask; (e = ks->name_ix[i]); i = (i + 1) & ks->name_mask)
-		if ((e >> 32) == (h >> 32) &&
-		    !strcmp(ks->syms[(uint32_t)e - 1].name, name))
-			break;
-	return i;
-}
-
-/* The first symbol in address order wins a name shared by several (static) functions. */
-static int ksyms__index_names(struct ksyms *ks)
-{
-	size_t size = 16, i, slot;
-	uint64_t h;
-
-	while (size < 2 * ks->n)
-		size *= 2;
-	ks->name_ix = calloc(size, sizeof(*ks->name_ix));
-	if (!ks->name_ix)
-		return -ENOMEM;
-	ks->name_mask = size - 1;
-	for (i = 0; i < ks->n; i++) {
-		h = ksyms__hash(ks->syms[i].name);
-		slot = ksyms__probe(ks, ks->syms[i].name, h);
-		if (!ks->name_ix[slot])
-			ks->name_ix[slot] = ksyms__slot(h, i);
+	if (ks->n && (p = realloc(ks->recs, ks->n * sizeof(*ks->recs)))) {
+		ks->recs = p;
+		ks->cap = ks->n;
 	}
-	return 0;
+	if (ks->blob_len && (p = realloc(ks->blob, ks->blob_len))) {
+		ks->blob = p;
+		ks->blob_cap = ks->blob_len;
+	}
 }
 
 struct ksyms *ksyms__load(const char *path)
 {
 	struct ksyms *ks;
-	size_t len = 0;
 	int err;
 
 	if (!path)
@@ -308,22 +328,18 @@ struct ksyms *ksyms__load(const char *path)
 		err = -ENOMEM;
 		goto err_log;
 	}
-	err = ksyms__read_all(path, &ks->text, &len);
-	if (err)
-		goto err_log;
-	err = ksyms__parse(ks, len);
+	ks->last_module = KSYM_NO_MODULE;
+	err = ksyms__read(ks, path);
 	if (err == -EACCES) {
 		st_err("ksyms: %s: addresses are hidden (kernel.kptr_restrict; run as root)",
 		       path);
 		goto err_free;
 	}
-	if (err)
-		goto err_log;
-	err = ksyms__sort(ks);
 	if (!err)
-		err = ksyms__index_names(ks);
+		err = ksyms__sort(ks);
 	if (err)
 		goto err_log;
+	ksyms__trim(ks);
 	if (ks->skipped)
 		st_info("ksyms: %s: skipped %zu malformed lines", path, ks->skipped);
 	return ks;
@@ -350,21 +366,51 @@ size_t ksym__bound(const struct ksym *v, size_t n, uint64_t addr, bool after)
 	return lo;
 }
 
-const struct ksym *ksyms__find(const struct ksyms *ks, uint64_t addr)
+/* ksym__bound() over the table's own records. */
+static size_t ksyms__bound(const struct ksyms *ks, size_t n, uint64_t addr, bool after)
 {
-	size_t i = ksym__bound(ks->syms, ks->n, addr, true);
+	size_t lo = 0, hi = n, mid;
 
-	if (i == 0)
-		return NULL;
-	/* Several names may share that start: return the first, in O(log n) too. */
-	return &ks->syms[ksym__bound(ks->syms, i, ks->syms[i - 1].addr, false)];
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ks->recs[mid].addr < addr || (after && ks->recs[mid].addr == addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
-const struct ksym *ksyms__by_name(const struct ksyms *ks, const char *name)
+static void ksyms__view(const struct ksyms *ks, size_t i, struct ksym *out)
 {
-	uint64_t e = ks->name_ix[ksyms__probe(ks, name, ksyms__hash(name))];
+	const struct ksym_rec *r = &ks->recs[i];
 
-	return e ? &ks->syms[(uint32_t)e - 1] : NULL;
+	out->addr = r->addr;
+	out->name = ks->blob + r->name;
+	out->module = r->module == KSYM_NO_MODULE ? NULL : ks->blob + r->module;
+}
+
+bool ksyms__find(const struct ksyms *ks, uint64_t addr, struct ksym *out)
+{
+	size_t i = ksyms__bound(ks, ks->n, addr, true);
+
+	if (i == 0)
+		return false;
+	/* Several names may share that start: the first, in O(log n) too. */
+	ksyms__view(ks, ksyms__bound(ks, i, ks->recs[i - 1].addr, false), out);
+	return true;
+}
+
+bool ksyms__by_name(const struct ksyms *ks, const char *name, struct ksym *out)
+{
+	size_t i;
+
+	for (i = 0; i < ks->n; i++)
+		if (!strcmp(ks->blob + ks->recs[i].name, name)) {
+			ksyms__view(ks, i, out);
+			return true;
+		}
+	return false;
 }
 
 size_t ksyms__count(const struct ksyms *ks)
@@ -377,12 +423,16 @@ size_t ksyms__skipped(const struct ksyms *ks)
 	return ks->skipped;
 }
 
+size_t ksyms__bytes(const struct ksyms *ks)
+{
+	return sizeof(*ks) + ks->cap * sizeof(*ks->recs) + ks->blob_cap;
+}
+
 void ksyms__free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
-	free(ks->name_ix);
-	free(ks->syms);
-	free(ks->text);
+	free(ks->recs);
+	free(ks->blob);
 	free(ks);
 }

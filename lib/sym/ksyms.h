@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Kernel symbols from /proc/kallsyms, modules included. */
+/* Kernel symbols from /proc/kallsyms, modules included, held compactly. */
 #ifndef ST_KSYMS_H
 #define ST_KSYMS_H
 
@@ -35,24 +35,31 @@ size_t ksym__bound(const struct ksym *v, size_t n, uint64_t addr, bool after);
 struct ksyms *ksyms__load(const char *path);
 
 /**
- * ksyms__find() - the symbol containing @addr: greatest start <= @addr.
+ * ksyms__find() - the symbol containing @addr: greatest start <= @addr
+ * (the first listed of several at that start).
+ * @out: filled when found; its names live as long as @ks
  *
- * Return: the symbol, or NULL when @addr is below the first symbol.
+ * Return: true when found, false when @addr is below the first symbol.
  */
-const struct ksym *ksyms__find(const struct ksyms *ks, uint64_t addr);
+bool ksyms__find(const struct ksyms *ks, uint64_t addr, struct ksym *out);
 
 /**
- * ksyms__by_name() - look a symbol up by exact name.
+ * ksyms__by_name() - look a symbol up by exact name (the first in address
+ * order); a scan of the table, for rare questions.
+ * @out: filled when found
  *
- * Return: the symbol, or NULL.
+ * Return: true when found.
  */
-const struct ksym *ksyms__by_name(const struct ksyms *ks, const char *name);
+bool ksyms__by_name(const struct ksyms *ks, const char *name, struct ksym *out);
 
 /** ksyms__count() - Return: the number of text symbols kept. */
 size_t ksyms__count(const struct ksyms *ks);
 
 /** ksyms__skipped() - Return: the number of malformed lines skipped while loading. */
 size_t ksyms__skipped(const struct ksyms *ks);
+
+/** ksyms__bytes() - Return: the memory the table holds. */
+size_t ksyms__bytes(const struct ksyms *ks);
 
 /** ksyms__free() - release the table; NULL is fine. */
 void ksyms__free(struct ksyms *ks);

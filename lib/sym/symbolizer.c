@@ -84,13 +84,15 @@ struct symbolizer *symbolizer__new(struct proc_registry *procs)
 }
 
 /*
- * kallsyms is read through the kernel-symbol door (lib/sym/ksyms_source.h)
- * at its first question: user-only work never pays for it. Asking once here
- * reads it at setup; a replay's door answers from the recording.
+ * kallsyms is read through the kernel-symbol door (lib/sym/ksyms_source.h):
+ * user-only work never pays for it. Here its reading starts on a thread, so
+ * the command attaches and says so meanwhile, and the first question waits
+ * only for what is left; a replay's door answers from the recording.
  */
 void symbolizer__load_kernel(struct symbolizer *sz)
 {
-	ksyms_source_find(0);
+	(void)sz;
+	ksyms_source_preload();
 }
 
 void symbolizer__set_opts(struct symbolizer *sz, const struct symbolizer_opts *o)
