@@ -299,10 +299,14 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		 * --unwind-check compares every walk with its copy: no walks cut short on
 		 * purpose. A tool with records of its own pairs them with events, and one
 		 * whose events carry no copy (offcpu: a block is sent whole at its
-		 * switch-in) could not unwind them later.
+		 * switch-in) could not unwind them later. A sampling tool run
+		 * system-wide builds tables only for the processes it samples
+		 * (session_opts.tables_when_met).
 		 */
 		hooks.lazy = common->fast_start && !common->unwind_check && !so->on_record &&
 			     !so->no_copies;
+		hooks.when_met = so->tables_when_met && !common->pid && !common->tid &&
+				 !common->unwind_check && !so->on_record && !so->no_copies;
 		bpf_tables__set_hooks(r->tables, &hooks);
 	}
 	err = run__copy_setup(r, common, &src);
