@@ -51,6 +51,7 @@ struct loaded_proc {
 	size_t ntabs;
 	struct proc_map *pending; /* lazy: the mappings to load again once built */
 	size_t npending;
+	bool met; /* when_met: an event of it arrived, so its tables are loaded */
 };
 
 /* Rows written per batch update: 64k rows, a 256 KiB index array. */
@@ -534,6 +535,31 @@ static int tables__put(struct bpf_tables *t, int pid, struct st_uproc *p)
 	return 0;
 }
 
+/*
+ * when_met: a process no event has met yet is not loaded at all, not even
+ * with the tables already built: it gets no st_uprocs entry (its events,
+ * if any, come with copies) and no rows written for it. Most processes of a
+ * busy machine are never sampled; loading each one's libc at its exec and
+ * freeing it at its exit was most of a system-wide profile's own CPU under
+ * churn.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int tables__wait_unmet(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
+{
+	struct loaded_proc *lp = tables__proc(t, pid);
+
+	if (!lp) {
+		lp = calloc(1, sizeof(*lp));
+		if (!lp || (lp->node.k1 = (uint32_t)pid, htab__insert(&t->procs, &lp->node))) {
+			free(lp);
+			return -ENOMEM;
+		}
+		t->st.procs = t->procs.n;
+	}
+	return tables__wait(t, pid, maps, n);
+}
+
 int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
 {
 	struct st_uproc *p = calloc(1, sizeof(*p));
@@ -542,6 +568,15 @@ int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *m
 	bool waits = false;
 	int err = -ENOMEM;
 
+	if (t->hooks.when_met) {
+		const struct loaded_proc *lp = tables__proc(t, pid);
+
+		if (!lp || !lp->met) {
+			free(p);
+			free(tabs);
+			return tables__wait_unmet(t, pid, maps, n);
+		}
+	}
 	if (!p || !tabs)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -619,6 +654,7 @@ static void tables__serve(struct bpf_tables *t, int pid)
 	n = lp->npending;
 	lp->pending = NULL;
 	lp->npending = 0;
+	lp->met = true;
 	for (i = 0; i < n; i++)
 		if (maps[i].path[0] == '/' && !t->hooks.built(t->hooks.ctx, pid, &maps[i]) &&
 		    t->src.table(t->src.ctx, pid, &maps[i]))
