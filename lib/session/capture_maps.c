@@ -20,8 +20,11 @@
  *    second per CPU instead, at least RINGBUF_KB_RATE_MIN and never more
  *    than the above: a second of 8 KiB events (a kernel and a user stack,
  *    or half a 16 KiB stack copy), as the session drains it many times a
- *    second. Both mappings of the buffer (libbpf maps its data twice) are
- *    resident in our RSS: 8 MiB was 16 MB of it, 2 MiB at 99 Hz is 4;
+ *    second. The floor is for the process records of the whole machine,
+ *    which share the buffer: at 1 MiB a burst of execs while the run
+ *    started (a test suite next door) dropped some. Both mappings of the
+ *    buffer (libbpf maps its data twice) are resident in our RSS: on 2 CPUs
+ *    8 MiB was 16 MB of it, 4 MiB is 8; on 8 CPUs at 99 Hz 8 MiB, not 32;
  *  - the row table: 1/512 of the memory, at most 2M rows (16 MiB: libc,
  *    python3 and node together are ~470k rows, and a file's rows go when no
  *    process maps it), at least 256k rows (2 MiB).
@@ -30,7 +33,7 @@
 #define RINGBUF_KB_AUTO_MIN 4096ull
 #define RINGBUF_KB_AUTO_MAX 65536ull
 #define RINGBUF_KB_PER_RATE 8ull
-#define RINGBUF_KB_RATE_MIN 1024ull
+#define RINGBUF_KB_RATE_MIN 4096ull
 #define ROWS_AUTO_MIN (1ull << 18)
 #define ROWS_AUTO_MEM_SHARE 512
 

@@ -537,7 +537,7 @@ static int tables__put(struct bpf_tables *t, int pid, struct st_uproc *p)
 
 /*
  * when_met: a process no event has met yet is not loaded at all, not even
- * with the tables already built: it gets no st_uprocs entry (its events,
+ * with the tables already built: it has no st_uprocs entry (its events,
  * if any, come with copies) and no rows written for it. Most processes of a
  * busy machine are never sampled; loading each one's libc at its exec and
  * freeing it at its exit was most of a system-wide profile's own CPU under
@@ -548,6 +548,13 @@ static int tables__put(struct bpf_tables *t, int pid, struct st_uproc *p)
 static int tables__wait_unmet(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
 {
 	struct loaded_proc *lp = tables__proc(t, pid);
+	__u32 key = pid;
+
+	/*
+	 * A fork's entry is its parent's, copied by BPF: it names rows this
+	 * process does not hold, which go when the parent's last user exits.
+	 */
+	bpf_map_delete_elem(t->procs_fd, &key);
 
 	if (!lp) {
 		lp = calloc(1, sizeof(*lp));

@@ -143,11 +143,11 @@ if [ -n "$cg2" ] && CG=$(mktemp -d "$cg2/stacktap-test.XXXXXX"); then
 	#    banner and then sleeps is not (at 1 Hz its ~1 ms on a CPU is all but
 	#    never sampled). Its exec once loaded it at once.
 	rm -f "$TMP/gomet"; mkfifo "$TMP/gomet"
-	"$W/busy_fp" 2 "$TMP/gomet" > "$TMP/met.w" &
+	"$W/busy_fp" 3 "$TMP/gomet" > "$TMP/met.w" &
 	bp=$!; ST_PIDS+=($bp)
 	wait_for_line "$TMP/met.w" '^ready' || fail tables-when-met "workload not ready"
 	echo "$bp" > "$CG/cgroup.procs"
-	timeout 120 "$ST" profile --debug -F 1 -f --cgroup "$CG" 4 > "$TMP/met.out" 2> "$TMP/met.err" &
+	timeout 120 "$ST" profile --debug -F 1 -f --cgroup "$CG" 5 > "$TMP/met.out" 2> "$TMP/met.err" &
 	spid=$!; ST_PIDS+=($spid)
 	wait_for_line "$TMP/met.err" '^Sampling' || fail tables-when-met "not sampling: $(cat "$TMP/met.err")"
 	sh -c 'echo $$ > "$1/cgroup.procs"; exec sleep 3' _ "$CG" &

@@ -17,10 +17,10 @@ static void test_ringbuf_by_cpus(void)
 static void test_ringbuf_by_rate(void)
 {
 	CHECK_EQ_U64(capture_ringbuf_kb_rate(2, 0), 8192);     /* rate unknown */
-	CHECK_EQ_U64(capture_ringbuf_kb_rate(2, 99), 1584);    /* 2 x 99 Hz x 8 KiB */
-	CHECK_EQ_U64(capture_ringbuf_kb_rate(2, 49), 1024);    /* the floor */
+	CHECK_EQ_U64(capture_ringbuf_kb_rate(2, 99), 4096);    /* the floor */
+	CHECK_EQ_U64(capture_ringbuf_kb_rate(2, 499), 7984);   /* 2 x 499 Hz x 8 KiB */
 	CHECK_EQ_U64(capture_ringbuf_kb_rate(2, 999), 8192);   /* never above the CPUs' size */
-	CHECK_EQ_U64(capture_ringbuf_kb_rate(8, 99), 6336);
+	CHECK_EQ_U64(capture_ringbuf_kb_rate(8, 99), 6336);    /* 8 CPUs: 32768 by count */
 	CHECK_EQ_U64(capture_ringbuf_kb_rate(2, 100000), 8192);
 }
 
