@@ -98,9 +98,16 @@ static void run__forgotten(void *ctx, int pid)
 static const struct unwind_table *run__table(void *ctx, int pid, const struct proc_map *m)
 {
 	struct st_run *r = ctx;
-	struct elf_file *ef = procs__file(r->procs, pid, m);
-	bool built = ef && elf_file__part(ef, ELF_PART_UNWIND);
-	const struct unwind_table *t = ef ? unwind_table__of(ef) : NULL;
+	struct elf_file *ef;
+	const struct unwind_table *t;
+	bool built;
+
+	/* Too large for the walker: not built again for the copies either (frame pointers there). */
+	if (r->tables && bpf_tables__over_cap(r->tables, m))
+		return NULL;
+	ef = procs__file(r->procs, pid, m);
+	built = ef && elf_file__part(ef, ELF_PART_UNWIND);
+	t = ef ? unwind_table__of(ef) : NULL;
 
 	/* Reading .eh_frame touched the file's pages: the table is all that is needed now. */
 	if (ef && !built)

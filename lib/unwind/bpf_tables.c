@@ -426,6 +426,11 @@ static bool tables__over_cap(const struct bpf_tables *t, const struct proc_map *
 	return m->path[0] == '/' && htab__first(&t->over_cap, tables__dev(m), m->inode);
 }
 
+bool bpf_tables__over_cap(const struct bpf_tables *t, const struct proc_map *m)
+{
+	return tables__over_cap(t, m);
+}
+
 /* @m's file proved over the cap: remembered (not when out of memory: then built again). */
 static void tables__note_over_cap(struct bpf_tables *t, const struct proc_map *m)
 {

@@ -135,6 +135,15 @@ void bpf_tables__end_lazy(struct bpf_tables *t);
  */
 void bpf_tables__serve_now(struct bpf_tables *t, int pid);
 
+/**
+ * bpf_tables__over_cap() - is @m's file one whose table proved larger than
+ * a file may take? The walker uses frame pointers there, and so may the
+ * user-space unwinder of copies, rather than build it again.
+ *
+ * Return: true when it is.
+ */
+bool bpf_tables__over_cap(const struct bpf_tables *t, const struct proc_map *m);
+
 /** bpf_tables__stats() - current figures. */
 const struct bpf_tables_stats *bpf_tables__stats(const struct bpf_tables *t);
 
