@@ -40,7 +40,7 @@ DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-d
 	    lld mold libiberty-dev liblzma-dev g++ elfutils xz-utils dwz \
 	    libzstd-dev
 # Packages `make bench-deps` adds: the peer tools we measure against.
-BENCH_PKGS := bpfcc-tools linux-perf linux-headers-amd64 bc python3.11-dbg
+BENCH_PKGS := bpfcc-tools linux-perf linux-headers-amd64 bc python3.11-dbg time
 
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g

@@ -15,7 +15,9 @@
 # highest) of the per-round ratio to bpftrace.
 #
 # Environment: O, ST (from bench/run.sh), BENCH_OFFCPU_LOOPS (50000),
-# BENCH_OFFCPU_REPS (5). A peer that cannot run gets its reason in its row.
+# BENCH_OFFCPU_REPS (5), ST_BEFORE (another stacktap build, e.g. main's, run
+# in the same rounds as "before"). A peer that cannot run gets its reason in
+# its row.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 O=${O:-build}
@@ -30,6 +32,8 @@ BENCH_NAME=bench_offcpu
 . bench/lib.sh
 declare -A OP PERSW RATIO REASON
 TOOLS=(baseline stacktap stacktap-sync bpftrace bcc)
+ST_BEFORE=${ST_BEFORE:-}
+[ -n "$ST_BEFORE" ] && TOOLS=(baseline stacktap stacktap-sync stacktap-before bpftrace bcc)
 HZ=$(getconf CLK_TCK)
 
 trap 'kill_jobs; wait 2>/dev/null; bpf_stats_restore; rm -rf "$TMP"' EXIT
@@ -39,6 +43,7 @@ tool_cmd() {
 	case $1 in
 	stacktap) CMD+=("$ST" offcpu) PAT='^Tracing' ;;
 	stacktap-sync) CMD+=("$ST" offcpu --user-stacks=sync) PAT='^Tracing' ;;
+	stacktap-before) CMD+=("$ST_BEFORE" offcpu) PAT='^Tracing' ;;
 	bpftrace) CMD+=(bpftrace -e 'tracepoint:sched:sched_switch { @[kstack, ustack] = count(); }')
 		PAT='^Attaching' ;;
 	bcc) CMD+=(PYTHONUNBUFFERED=1 "$BCC") PAT='^Tracing' ;;
@@ -99,12 +104,12 @@ main() {
 			run_one "$t"
 		done
 		b=$(echo "${PERSW[bpftrace]:-}" | tr ' ' '\n' | grep . | tail -1)
-		for t in stacktap stacktap-sync; do
+		for t in stacktap stacktap-sync stacktap-before; do
 			RATIO[$t]+="$(awk -v a="$(echo "${PERSW[$t]:-}" | tr ' ' '\n' | grep . | tail -1)" -v b="$b" \
 				'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b }') "
 		done
 		# the rounds so far, in case the run is cut short: stacktap starts slowly on a busy machine
-		for t in stacktap stacktap-sync bpftrace; do
+		for t in stacktap stacktap-sync stacktap-before bpftrace; do
 			note "after round $r: $t CPU ns/switch ${PERSW[$t]:-}, ratio to bpftrace ${RATIO[$t]:-}"
 		done
 	done

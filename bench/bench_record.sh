@@ -9,7 +9,11 @@
 #    BENCH_REPS times, alternating, median kept: `stacktap report` (text, and
 #    -f folded) against `perf report --stdio` (its default: children and call
 #    graphs) and `perf report --stdio --no-children -g folded` (the closest to
-#    our folded output). Target: stacktap at least 2x faster.
+#    our folded output). Each run gives wall seconds, CPU seconds (user +
+#    system: the fair figure on a loaded machine, where wall time is mostly
+#    waiting) and peak RSS. ST_BASE (another stacktap, e.g. main's build)
+#    reports the same recording in the same rounds. Target: stacktap at
+#    least 2x faster.
 # 2. Size. Bytes per sample of the recording against perf.data with -g (same
 #    run) and with --call-graph dwarf (a shorter run of BENCH_DWARF_S seconds:
 #    8 KiB of stack per sample would not fit a 1M-sample run). Target: at
@@ -22,7 +26,8 @@
 #
 # Environment: O, ST (bench/run.sh), BENCH_SAMPLES (1000000, samples wanted
 # per tool), BENCH_HZ (2000 per CPU; a rate the consumer keeps up with here),
-# BENCH_REPS (3), BENCH_DWARF_S (2), BENCH_RSS_S (120), BENCH_RSS_EVERY (10).
+# BENCH_REPS (3), BENCH_DWARF_S (2), BENCH_RSS_S (120; 0 leaves part 3 out),
+# BENCH_RSS_EVERY (10), ST_BASE (unset).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 O=${O:-build}
@@ -34,6 +39,7 @@ REPS=${BENCH_REPS:-3}
 DWARF_S=${BENCH_DWARF_S:-2}
 RSS_S=${BENCH_RSS_S:-120}
 RSS_EVERY=${BENCH_RSS_EVERY:-10}
+ST_BASE=${ST_BASE:-}
 NCPU=$(nproc)
 TMP=$(mktemp -d /var/tmp/stacktap-bench-record.XXXXXX)
 
@@ -43,6 +49,7 @@ BENCH_NAME=bench_record
 trap bench_cleanup EXIT
 
 command -v perf > /dev/null || { note "perf missing: make bench-deps"; exit 1; }
+[ -x /usr/bin/time ] || { note "/usr/bin/time missing: make bench-deps"; exit 1; }
 
 # Workloads: one per CPU, spinning longer than the recording lasts.
 busy() { # SECONDS
@@ -52,13 +59,15 @@ busy() { # SECONDS
 	done
 }
 
-# seconds_of CMD...: wall seconds of one run, output discarded.
-seconds_of() {
-	local t0 t1
-	t0=$(date +%s.%N)
-	"$@" > /dev/null 2> "$TMP/last.err" || { note "failed: $* ($(tail -1 "$TMP/last.err"))"; echo -; return; }
-	t1=$(date +%s.%N)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
+# measure CMD...: "WALL CPU MAXRSS_KIB" of one run (CPU: user + system
+# seconds), output discarded; "- - -" when it fails.
+measure() {
+	/usr/bin/time -o "$TMP/time" -f '%e %U %S %M' "$@" > /dev/null 2> "$TMP/last.err" || {
+		note "failed: $* ($(tail -1 "$TMP/last.err"))"
+		echo "- - -"
+		return
+	}
+	awk '{ printf "%s %.2f %s", $1, $2 + $3, $4 }' "$TMP/time"
 }
 
 # --- 1 and 2: the same run, both recorders ------------------------------------
@@ -70,7 +79,9 @@ sleep 0.5
 "$ST" record -o "$TMP/st.data" profile -F "$HZ" --ringbuf-kb 262144 "$DUR" > /dev/null \
 	2> "$TMP/st.err" &
 st_pid=$!
-perf record -F "$HZ" -a -g -o "$TMP/perf.data" -- sleep "$DUR" > /dev/null 2> "$TMP/perf.err" &
+# --no-buildid-cache: a bench must not grow ~/.debug (the report runs on this machine).
+perf record --no-buildid-cache -F "$HZ" -a -g -o "$TMP/perf.data" -- sleep "$DUR" \
+	> /dev/null 2> "$TMP/perf.err" &
 perf_pid=$!
 wait $st_pid $perf_pid
 for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
@@ -80,39 +91,72 @@ perf_n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$TMP/perf.err")
 st_bytes=$(stat -c %s "$TMP/st.data")
 perf_bytes=$(stat -c %s "$TMP/perf.data")
 st_lost=$(grep -E 'dropped|lost' "$TMP/st.err" | tr '\n' ';')
+# A perf that kept far fewer samples than asked (lost chunks under load) makes
+# its per-sample time a measure of its start-up: say so next to the figures.
+perf_lost=$(grep -iE 'lost|throttl' "$TMP/perf.err" | tr '\n' ';')
+((${perf_n:-0} * 2 < ${st_n:-0})) && perf_lost+=" perf kept $perf_n samples against our $st_n: its per-sample figures are not comparable"
 
 note "perf --call-graph dwarf, ${DWARF_S}s"
 busy $((DWARF_S + 10))
 sleep 0.5
-perf record -F "$HZ" -a --call-graph dwarf -o "$TMP/dwarf.data" -- sleep "$DWARF_S" \
+perf record --no-buildid-cache -F "$HZ" -a --call-graph dwarf -o "$TMP/dwarf.data" -- sleep "$DWARF_S" \
 	> /dev/null 2> "$TMP/dwarf.err"
 for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
 wait 2>/dev/null
 dwarf_n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$TMP/dwarf.err")
 dwarf_bytes=$(stat -c %s "$TMP/dwarf.data")
 
-declare -A T
+# Each tool's runs, alternating: W[key] wall seconds, C[key] CPU seconds, M[key] peak KiB.
+declare -A W C M CMDS
+CMDS[st]="$ST report --no-progress -i $TMP/st.data"
+CMDS[stf]="$ST report --no-progress -i $TMP/st.data -f"
+CMDS[perf]="perf report -i $TMP/perf.data --stdio"
+CMDS[perff]="perf report -i $TMP/perf.data --stdio --no-children -g folded"
+KEYS="st perf stf perff"
+if [ -n "$ST_BASE" ]; then
+	CMDS[base]="$ST_BASE report --no-progress -i $TMP/st.data"
+	CMDS[basef]="$ST_BASE report --no-progress -i $TMP/st.data -f"
+	KEYS="st base perf stf basef perff"
+fi
 for ((r = 0; r < REPS; r++)); do
-	T[st]+=" $(seconds_of "$ST" report --no-progress -i "$TMP/st.data")"
-	T[perf]+=" $(seconds_of perf report -i "$TMP/perf.data" --stdio)"
-	T[stf]+=" $(seconds_of "$ST" report --no-progress -i "$TMP/st.data" -f)"
-	T[perff]+=" $(seconds_of perf report -i "$TMP/perf.data" --stdio --no-children -g folded)"
+	for k in $KEYS; do
+		# shellcheck disable=SC2086 # the command's words
+		read -r w c m <<< "$(measure ${CMDS[$k]})"
+		W[$k]+=" $w" C[$k]+=" $c" M[$k]+=" $m"
+	done
 done
-st_s=$(echo "${T[st]}" | median); perf_s=$(echo "${T[perf]}" | median)
-stf_s=$(echo "${T[stf]}" | median); perff_s=$(echo "${T[perff]}" | median)
 
 per() { awk -v b="$1" -v n="$2" 'BEGIN { if (n > 0) printf "%.1f", b / n; else print "-" }'; }
-us() { awk -v s="$1" -v n="$2" 'BEGIN { if (n > 0 && s != "-") printf "%.1f", s * 1e6 / n; else print "-" }'; }
-echo "report speed: one run, ${DUR}s at ${HZ} Hz x $NCPU CPUs, $REPS reps, median seconds"
-printf '  %-44s %9s %9s %9s %9s\n' "" samples seconds "us/sample" "vs perf"
-printf '  %-44s %9s %9s %9s %9s\n' "stacktap report (text)" "$st_n" "$st_s" "$(us "$st_s" "$st_n")" \
-	"$(ratio "$(us "$perf_s" "$perf_n")" "$(us "$st_s" "$st_n")")"
-printf '  %-44s %9s %9s %9s\n' "perf report --stdio" "$perf_n" "$perf_s" "$(us "$perf_s" "$perf_n")"
-printf '  %-44s %9s %9s %9s %9s\n' "stacktap report -f" "$st_n" "$stf_s" "$(us "$stf_s" "$st_n")" \
-	"$(ratio "$(us "$perff_s" "$perf_n")" "$(us "$stf_s" "$st_n")")"
-printf '  %-44s %9s %9s %9s\n' "perf report --stdio --no-children -g folded" "$perf_n" "$perff_s" \
-	"$(us "$perff_s" "$perf_n")"
-echo "  (\"vs perf\": perf's time per sample over ours, against the perf line below; target >= 2)"
+us() { awk -v s="$1" -v n="$2" 'BEGIN { if (n > 0 && s != "-" && s != "") printf "%.1f", s * 1e6 / n; else print "-" }'; }
+med() { echo "$1" | median; }
+# row LABEL KEY SAMPLES [PEER_KEY PEER_SAMPLES]: medians, per sample, and the
+# peer's time per sample over ours (wall, CPU).
+row() {
+	local w c m pw pc
+	w=$(med "${W[$2]}") c=$(med "${C[$2]}") m=$(med "${M[$2]}")
+	printf '  %-44s %8s %7s %7s %7s %7s %7s' "$1" "$3" "$w" "$c" "$(us "$w" "$3")" \
+		"$(us "$c" "$3")" "$((${m:-0} / 1024))"
+	if [ -n "${4:-}" ]; then
+		pw=$(med "${W[$4]}") pc=$(med "${C[$4]}")
+		printf ' %7s %7s' "$(ratio "$(us "$pw" "$5")" "$(us "$w" "$3")")" \
+			"$(ratio "$(us "$pc" "$5")" "$(us "$c" "$3")")"
+	fi
+	echo
+}
+echo "report speed: one run, ${DUR}s at ${HZ} Hz x $NCPU CPUs, $REPS reps, medians;" \
+	"load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '  %-44s %8s %7s %7s %7s %7s %7s %7s %7s\n' "" samples wall_s cpu_s wall_us cpu_us \
+	peak_MB x_wall x_cpu
+row "stacktap report (text)" st "$st_n" perf "$perf_n"
+[ -n "$ST_BASE" ] && row "ST_BASE report (text)" base "$st_n" perf "$perf_n"
+row "perf report --stdio" perf "$perf_n"
+row "stacktap report -f" stf "$st_n" perff "$perf_n"
+[ -n "$ST_BASE" ] && row "ST_BASE report -f" basef "$st_n" perff "$perf_n"
+row "perf report --stdio --no-children -g folded" perff "$perf_n"
+echo "  (us: per sample; x_wall, x_cpu: perf's time per sample over ours, against the perf line"
+echo "   below; target >= 2. cpu = user + system seconds: the figure to judge by on a loaded"
+echo "   machine. Every run, wall:$(for k in $KEYS; do printf ' %s[%s]' "$k" "${W[$k]# }"; done)"
+echo "   cpu:$(for k in $KEYS; do printf ' %s[%s]' "$k" "${C[$k]# }"; done))"
 echo "size: bytes per sample"
 printf '  %-44s %10s %10s\n' "stacktap record profile (zstd)" "$(per "$st_bytes" "$st_n")" \
 	"$(ratio "$(per "$st_bytes" "$st_n")" "$(per "$perf_bytes" "$perf_n")")"
@@ -121,8 +165,10 @@ printf '  %-44s %10s %10s\n' "perf record --call-graph dwarf (${DWARF_S}s)" \
 	"$(per "$dwarf_bytes" "$dwarf_n")" "$dwarf_n samples"
 echo "  (ratio: stacktap / perf -g; target <= 0.5)"
 [ -n "$st_lost" ] && echo "  stacktap losses in the run: $st_lost"
+[ -n "$perf_lost" ] && echo "  perf in the run: $perf_lost"
 
 # --- 3: memory of a long recording ----------------------------------------------
+((RSS_S > 0)) || exit 0
 note "record profile for ${RSS_S}s, RSS every ${RSS_EVERY}s"
 busy $((RSS_S + 30))
 "$ST" record -o "$TMP/rss.data" profile -F 999 --ringbuf-kb 65536 "$RSS_S" > /dev/null \

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * In-kernel exact aggregation: count an event's stacks in a BPF hash instead
- * of sending a record, for tools that only count (count; see docs/capture.md).
+ * of sending a record, for tools that only count (count, profile, offcpu;
+ * see docs/capture.md).
  *
  * Two maps. st_agg_stacks holds each distinct stack once, keyed by a 64-bit
  * hash of its depths and frames. st_agg_counts holds the counts, keyed by
@@ -26,9 +27,10 @@
  * interval and at exit and reports the difference from its last read. A
  * reset would race with a program holding a pointer into the element.
  *
- * What is not aggregated (sent as before): events whose user stack is
- * deferred (a cookie, joined in user space), events that carry a stack copy
- * or met code user space has not loaded yet.
+ * What is not aggregated (sent as before): events that carry a stack copy
+ * or met code user space has not loaded yet. An event whose user stack is
+ * deferred is counted here once its entry's walk has joined it
+ * (bpf/defer_hold.bpf.h), or sent with its cookie for the joiner.
  *
  * Included by bpf/capture.bpf.h.
  */
@@ -134,12 +136,6 @@ static __always_inline __u64 st_agg_fmix(__u64 h)
  * map memory: on the stack the callback's states would never converge.
  */
 #define ST_AGG_BLOCK 32 /* frames a callback; divides ST_AGG_FRAMES */
-
-struct st_agg_tmp {
-	__u64 hash;
-	__u32 n;      /* frames of the event */
-	__u32 differ; /* the comparison found a frame that differs */
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -296,17 +292,18 @@ static __always_inline bool st_agg_lazy_clock(void)
 }
 
 /*
- * st_agg_event() - count the event @ev in the kernel when it can be.
- * @ev: the record, its frames right after it in map memory with room for
- *      at least ST_AGG_FRAMES (the capture scratch, offcpu's blocked task)
- * @want_copy: a stack copy should go with it (the walker met unloaded code)
+ * st_agg_event_in() - st_agg_event() with the hash and comparison state in
+ * @t: a sleepable program (the deferred walk's callback, bpf/defer_hold.bpf.h)
+ * may be preempted halfway, and the next program on its CPU would take the
+ * per-CPU one over.
  *
  * Return: true when counted (send nothing), false when it must be sent.
  */
-static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
+static __always_inline bool st_agg_event_in(struct st_event *ev, bool want_copy,
+					    struct st_agg_tmp *t)
 {
-	struct st_agg_loop l = { .ev = (struct st_agg_stack *)ev };
-	__u32 zero = 0, n = (__u32)ev->kdepth + ev->udepth;
+	struct st_agg_loop l = { .ev = (struct st_agg_stack *)ev, .t = t };
+	__u32 n = (__u32)ev->kdepth + ev->udepth;
 	__u64 hash;
 
 	if (!st_agg_cfg.on || st_cfg.copy_bytes || want_copy ||
@@ -316,9 +313,6 @@ static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 		st_stat_inc(ST_STAT_AGG_DEEP);
 		return false;
 	}
-	l.t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
-	if (!l.t)
-		return false;
 	l.t->n = n;
 	hash = st_agg_hash(&l) & st_agg_cfg.hash_mask;
 	l.stored = st_agg_stack_of((struct st_agg_stack *)ev, hash);
@@ -331,6 +325,22 @@ static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 		return false;
 	}
 	return st_agg_count(ev, hash);
+}
+
+/*
+ * st_agg_event() - count the event @ev in the kernel when it can be.
+ * @ev: the record, its frames right after it in map memory with room for
+ *      at least ST_AGG_FRAMES (the capture scratch, offcpu's blocked task)
+ * @want_copy: a stack copy should go with it (the walker met unloaded code)
+ *
+ * Return: true when counted (send nothing), false when it must be sent.
+ */
+static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
+{
+	__u32 zero = 0;
+	struct st_agg_tmp *t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
+
+	return t && st_agg_event_in(ev, want_copy, t);
 }
 
 #endif

@@ -48,6 +48,13 @@ struct st_agg_stack {
 	__u64 ips[ST_AGG_FRAMES];
 };
 
+/* The state of one hash and comparison (bpf/aggregate.bpf.h). */
+struct st_agg_tmp {
+	__u64 hash;
+	__u32 n;      /* frames of the event */
+	__u32 differ; /* the comparison found a frame that differs */
+};
+
 /* Set in .rodata before load. */
 struct st_agg_config {
 	__u32 on;        /* aggregate eligible events instead of sending them */

@@ -237,7 +237,8 @@ static __always_inline struct st_scratch *st_capture_stacks(void *ctx, __u32 pro
 
 /*
  * st_capture_send() - count the record of @s in the kernel where it can be
- * (bpf/aggregate.bpf.h), else send it; then release @s. A record not
+ * (bpf/aggregate.bpf.h; a deferred one once its entry's user stack is
+ * walked, bpf/defer_hold.bpf.h), else send it; then release @s. A record not
  * stamped yet (st_agg_lazy_clock()) is stamped here.
  */
 static __always_inline void st_capture_send(struct st_scratch *s)
@@ -245,7 +246,8 @@ static __always_inline void st_capture_send(struct st_scratch *s)
 	__u32 n = (__u32)s->ev.kdepth + s->ev.udepth;
 	__u64 size;
 
-	if (st_agg_event(&s->ev, s->want_copy)) {
+	if (((s->ev.flags & ST_EV_UDEFERRED) && st_defer_hold_event(&s->ev)) ||
+	    st_agg_event(&s->ev, s->want_copy)) {
 		s->busy = 0;
 		return;
 	}

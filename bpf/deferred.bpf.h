@@ -74,6 +74,8 @@
 #include "bpf/state.bpf.h"
 #include "bpf/ustack.bpf.h"
 #include "bpf/ucopy.bpf.h"
+/* Events held per task and joined to their walk in the kernel. */
+#include "bpf/defer_hold.bpf.h"
 
 /*
  * Tasks that may have a walk requested at once: every task between its
@@ -107,6 +109,7 @@ extern int bpf_task_work_schedule_resume(struct task_struct *task, struct bpf_ta
 struct st_defer_req {
 	__u64 cookie;
 	__u64 start_time;         /* task->start_time of the requester */
+	struct st_defer_hold_state hold; /* bpf/defer_hold.bpf.h */
 	struct bpf_task_work tw;  /* the task's one request */
 };
 
@@ -135,6 +138,9 @@ struct st_ustack_rec {
 	struct st_ustack h;
 	__u64 ips[ST_MAX_USTACK];
 	struct st_uwalk_state walk;
+	/* The entry's held event, joined here (bpf/defer_hold.bpf.h); then slack for the verifier. */
+	struct st_defer_held j;
+	__u64 slack[ST_AGG_FRAMES];
 };
 
 static __always_inline void st_defer_count(struct st_ustack *h)
@@ -236,20 +242,54 @@ static __always_inline void st_defer_send_lost(__u64 cookie)
 }
 
 /*
+ * The held event of the entry could not be joined here: it goes as a record
+ * with its cookie, and the user stack after it, for the joiner.
+ */
+static __always_inline void st_defer_hold_send(struct st_defer_req *req, struct st_defer_held *j)
+{
+	__u64 size = sizeof(j->ev) + (__u64)(j->ev.kdepth & (ST_AGG_FRAMES - 1)) * 8;
+
+	req->hold.sent = 1;
+	if (bpf_ringbuf_output(&st_events, &j->ev, size, st_rb_flags()))
+		st_stat_inc(ST_DROP_RINGBUF_FULL);
+	else
+		st_stat_inc(ST_STAT_SENT);
+}
+
+/*
  * st_defer_walk() - the one walk of a kernel entry, into a ring-buffer
  * record reserved at its full size (the walk may sleep on a fault; a
  * per-CPU buffer could be taken over meanwhile by another task's walk).
+ * The entry's held event is joined to it; the stack itself is sent only
+ * when some event of the entry went as a record.
  */
-static __always_inline void st_defer_walk(struct st_defer_req *req)
+static __always_inline void st_defer_walk(struct st_defer_req *req, __u32 tid)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	struct st_ustack_rec *r = bpf_ringbuf_reserve(&st_events, sizeof(*r), 0);
 	__u64 cookie = req->cookie;
+	bool unknown;
 
+	/* No room: a held event stays in its map, sent when replaced or taken at the end. */
 	if (!r)
 		return st_defer_send_lost(cookie);
 	st_defer_header(&r->h, cookie);
-	if (st_defer_walk_user(regs, r, &r->walk) && st_defer_send_copy(regs, r))
+	unknown = st_defer_walk_user(regs, r, &r->walk);
+	if (st_defer_hold_take(tid, cookie, &r->j) &&
+	    (unknown || !r->h.udepth ||
+	     !st_defer_hold_join(&r->j, r->ips, r->h.udepth, r->h.stop,
+				 r->h.flags & (ST_EV_UTRUNC | ST_EV_UFAIL | ST_EV_USWITCHED))))
+		st_defer_hold_send(req, &r->j);
+	/*
+	 * Nothing waits for this stack. A discarded record holds its room until
+	 * the consumer passes it, so it wakes the consumer as a record does
+	 * (st_rb_flags()): only once enough waits. Woken at every discard it
+	 * ran for nothing, and its wake-up preempted this task in
+	 * task_work_run(): another switch-out, another entry, another walk.
+	 */
+	if (!req->hold.sent)
+		bpf_ringbuf_discard(r, st_rb_flags());
+	else if (unknown && st_defer_send_copy(regs, r))
 		bpf_ringbuf_discard(r, 0);
 	else
 		bpf_ringbuf_submit(r, st_rb_flags());
@@ -261,7 +301,9 @@ static int st_defer_cb(struct bpf_map *map, void *key, void *value)
 	struct st_defer_req *req = value;
 
 	st_stat_inc(ST_STAT_UWALKS);
-	st_defer_walk(req);
+	/* From here on an event of this task is captured at the event (bpf/defer_hold.bpf.h). */
+	req->hold.closed = 1;
+	st_defer_walk(req, *(__u32 *)key);
 	/* The entry is over: the next event of this task starts a new one. */
 	bpf_map_delete_elem(map, key);
 	return 0;
@@ -301,6 +343,11 @@ static __always_inline __u64 st_defer_request(struct task_struct *task, __u32 ti
 
 	req = bpf_map_lookup_elem(&st_defer_reqs, &tid);
 	if (req && req->start_time == start) {
+		/* The walk has begun: it cannot serve this event any more. */
+		if (req->hold.closed) {
+			st_stat_inc(ST_STAT_USYNC);
+			return 0;
+		}
 		st_stat_inc(ST_STAT_USHARED);
 		return req->cookie;
 	}
@@ -322,6 +369,19 @@ static __always_inline __u64 st_defer_request(struct task_struct *task, __u32 ti
 		return 0;
 	}
 	return fresh.cookie;
+}
+
+/*
+ * st_defer_hold_event() - hold the deferred event @ev for its entry's walk
+ * (bpf/defer_hold.bpf.h). Return: true when held; false when the caller
+ * sends it as a record (the walk will send the user stack too).
+ */
+static __always_inline bool st_defer_hold_event(struct st_event *ev)
+{
+	__u32 tid = ev->tid;
+	struct st_defer_req *req = bpf_map_lookup_elem(&st_defer_reqs, &tid);
+
+	return st_defer_hold(ev, req && req->cookie == ev->cookie ? &req->hold : NULL);
 }
 
 /*

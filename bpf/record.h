@@ -219,6 +219,7 @@ enum st_stat {
 	ST_STAT_AGG_COLLIDE,    /* sent as a record: another stack holds its hash */
 	ST_STAT_AGG_DEEP,       /* sent as a record: deeper than a stored stack holds */
 	ST_DROP_BLOCK_FULL,     /* offcpu: a switch-out not kept, its tasks-off-CPU table full */
+	ST_STAT_JOINED,         /* deferred events joined to their user stack in the kernel */
 	ST_STAT_MAX,
 };
 

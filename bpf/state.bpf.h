@@ -9,7 +9,10 @@
  *   ucache.bpf.h   the exact walk cache: a task's last walk, reused when nothing it read changed
  *   ustack.bpf.h   THE user-stack walker: table rows, frame pointers, signal frames  (ucache)
  *   ucopy.bpf.h    a copy of the user stack for user space to unwind   (state, ustack)
- *   deferred.bpf.h the cookie, the task_work request and its callback (state, ustack, ucopy)
+ *   aggregate.bpf.h in-kernel exact aggregation                       (state)
+ *   defer_hold.bpf.h deferred events held, joined to their walk, counted (state, aggregate)
+ *   deferred.bpf.h the cookie, the task_work request and its callback (state, ustack, ucopy,
+ *                  defer_hold)
  *   capture.bpf.h  the kernel stack and the sync-or-defer decision     (all of the above)
  *   proc_events.bpf.h fork / exec / mmap / munmap / exit records        (state, ustack)
  */

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Folded stacks, as flamegraph.pl reads them. */
+#include <stdint.h>
+#include <string.h>
+
 #include "lib/out/folded.h"
 #include "lib/out/frame_label.h"
 
@@ -7,10 +10,29 @@
  * ';' separates frames and ' ' the count: neither may appear inside a name.
  * Unlocked: a report writes millions of these bytes, one thread writes them.
  */
+/* At most @max bytes of @name, ';' and ' ' made ':' and '_': a folded line's separators. */
+static void folded__name_max(FILE *f, const char *name, size_t max)
+{
+	size_t n;
+
+	while (*name && max) {
+		n = strcspn(name, "; ");
+		if (n > max)
+			n = max;
+		fwrite_unlocked(name, 1, n, f);
+		name += n;
+		max -= n;
+		if (!*name || !max)
+			break;
+		putc_unlocked(*name == ';' ? ':' : '_', f);
+		name++;
+		max--;
+	}
+}
+
 static void folded__name(FILE *f, const char *name)
 {
-	for (; *name; name++)
-		putc_unlocked(*name == ';' ? ':' : *name == ' ' ? '_' : *name, f);
+	folded__name_max(f, name, SIZE_MAX);
 }
 
 static void folded__frame(FILE *f, const struct report_frame *fr, const struct folded_opts *o)
@@ -19,7 +41,12 @@ static void folded__frame(FILE *f, const struct report_frame *fr, const struct f
 	char buf[FRAME_LABEL_MAX];
 
 	putc_unlocked(';', f);
-	folded__name(f, frame_label(fr, &lo, buf, sizeof(buf)));
+	/* A label that is the name alone needs no copy (frame_label() cuts it as here). */
+	if (!(fr->kind == REPORT_FRAME_KERNEL && fr->module) &&
+	    !(o->lines && fr->src_file && fr->line))
+		folded__name_max(f, fr->name ? fr->name : "(null)", FRAME_LABEL_MAX - 1);
+	else
+		folded__name(f, frame_label(fr, &lo, buf, sizeof(buf)));
 	if (o->annotate && fr->kind == REPORT_FRAME_KERNEL)
 		fputs("_[k]", f);
 	else if (o->annotate && fr->kind == REPORT_FRAME_INLINE)

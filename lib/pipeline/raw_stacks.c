@@ -45,6 +45,8 @@ struct raw_stacks {
 	uint64_t total;
 	struct htab pids; /* pid -> struct raw_pid: its entries not decoded yet */
 	uint64_t settled; /* entries resolved early, their process gone */
+	struct raw_key *key; /* raw_stacks__merge()'s scratch, key_cap bytes */
+	size_t key_cap;
 };
 
 /* The dedup key: identity, the mappings' epoch, and the exact frames. */
@@ -132,11 +134,17 @@ int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const ui
 		      uint64_t count, uint64_t weight)
 {
 	size_t n = ev->kdepth + ev->udepth, len = sizeof(struct raw_key) + n * 8;
-	struct raw_key *k = calloc(1, len);
+	struct raw_key *k = rs->key;
 	struct stack_entry *e;
 
-	if (!k)
-		return -ENOMEM;
+	if (len > rs->key_cap) {
+		k = realloc(rs->key, len);
+		if (!k)
+			return -ENOMEM;
+		rs->key = k;
+		rs->key_cap = len;
+	}
+	memset(k, 0, sizeof(*k));
 	k->pid = ev->pid;
 	k->kd = ev->kdepth;
 	k->ud = ev->udepth;
@@ -146,7 +154,6 @@ int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const ui
 	memcpy(k->comm, ev->comm, ST_COMM_LEN);
 	memcpy(k->ips, ips, n * 8);
 	e = stack_store__merge(rs->store, k, len, count, weight);
-	free(k);
 	/* New: its first events' count is all it has. */
 	if (!e || (e->count == count && raw__push_ts(rs, ev->ts)))
 		return -ENOMEM;
@@ -280,8 +287,14 @@ int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct rep
 	if (n && !v)
 		return -ENOMEM;
 	symbolizer__refresh(sym); /* what JITs wrote since their processes were seen */
-	for (i = 0; i < n && !err; i += RAW_BATCH)
+	symbolizer__remember(sym, true); /* each address named once across the batches */
+	report__same_strings(r, true);   /* and nothing the names live in is freed meanwhile */
+	for (i = 0; i < n && !err; i += RAW_BATCH) {
 		err = raw__report_batch(rs, sym, v, i, n - i < RAW_BATCH ? n - i : RAW_BATCH, r);
+		symbolizer__progress(sym, n - i < RAW_BATCH ? n : i + RAW_BATCH, n);
+	}
+	report__same_strings(r, false);
+	symbolizer__remember(sym, false);
 	free(v);
 	st_info("raw stacks: %zu distinct stacks decoded and named in %.1f ms (%llu of them resolved "
 		"early, their process gone); resident memory %ld -> %ld KiB", n, raw__ms() - t0,
@@ -331,6 +344,7 @@ void raw_stacks__free(struct raw_stacks *rs)
 		return;
 	raw__drop_decoded(rs);
 	stack_store__free(rs->store);
+	free(rs->key);
 	free(rs->ts);
 	free(rs);
 }

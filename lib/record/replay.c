@@ -319,7 +319,7 @@ static void rp__progress(struct replay *rp, bool done)
 		return;
 	if (done) {
 		if (rp->shown)
-			fprintf(stderr, "%sstacktap: report: all %.0f MB read; printing\n",
+			fprintf(stderr, "%sstacktap: report: all %.0f MB read\n",
 				tty ? "\r" : "", size / 1e6);
 		return;
 	}
@@ -330,6 +330,34 @@ static void rp__progress(struct replay *rp, bool done)
 	rp->shown_ns = now;
 	fprintf(stderr, "%sstacktap: report: %3.0f%% of %.0f MB read%s", tty ? "\r" : "",
 		100.0 * off / size, size / 1e6, tty ? "" : "\n");
+}
+
+void replay__naming(void *ctx, size_t done, size_t total)
+{
+	struct replay *rp = ctx;
+	bool tty = isatty(2);
+	uint64_t now;
+
+	if (!rp->o.progress || rec_reader__size(rp->rd) < PROGRESS_MIN_BYTES ||
+	    rec_reader__size(rp->rd) == UINT64_MAX)
+		return;
+	if (done >= total) {
+		if (rp->naming_shown)
+			fprintf(stderr, "%sstacktap: report: all %zu stacks named\n", tty ? "\r" : "",
+				total);
+		rp->naming_shown = false; /* an interval's next report starts again */
+		rp->naming_started_ns = 0;
+		return;
+	}
+	now = mono_ns();
+	if (!rp->naming_started_ns)
+		rp->naming_started_ns = now;
+	if (now - rp->naming_started_ns < PROGRESS_AFTER_NS || now - rp->shown_ns < PROGRESS_EVERY_NS)
+		return;
+	rp->naming_shown = true;
+	rp->shown_ns = now;
+	fprintf(stderr, "%sstacktap: report: %3.0f%% of %zu stacks named%s", tty ? "\r" : "",
+		100.0 * done / total, total, tty ? "" : "\n");
 }
 
 int replay__next(struct replay *rp, struct rec_entry *e)

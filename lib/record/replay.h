@@ -94,6 +94,13 @@ typedef int (*replay_perf_map_fn)(void *ctx, int pid, const char *text, size_t l
  */
 void replay__on_perf_map(struct replay *rp, replay_perf_map_fn fn, void *ctx);
 
+/**
+ * replay__naming() - a symbolizer_progress_fn (@rp the replay): after the
+ * recording is read, a large one's report says how far naming its stacks
+ * is, as reading was shown.
+ */
+void replay__naming(void *rp, size_t done, size_t total);
+
 /** replay__close() - stop being the replay and the proc source, free; NULL is fine. */
 void replay__close(struct replay *rp);
 

@@ -93,7 +93,8 @@ struct replay {
 	struct rp_walk *walk_head, *walk_tail;
 	/* progress */
 	uint64_t started_ns, shown_ns, actions;
-	bool shown;
+	uint64_t naming_started_ns; /* replay__naming()'s first call */
+	bool shown, naming_shown;
 };
 
 /* replay_source.c */

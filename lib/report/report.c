@@ -7,13 +7,31 @@
 #include "lib/report/report.h"
 #include "lib/stack/store.h"
 
+/*
+ * The last interning of each string pointer, direct-mapped: a report's
+ * frames come from a few thousand names the symbolizer keeps, so most
+ * strings are seen again at the same address and need no hash of their
+ * text. A slot is trusted only when the text still matches (memory freed
+ * and reused for another string must not take the old name).
+ */
+#define REPORT_ICACHE 16384 /* a power of two; 256 KiB */
+
+struct report_icache {
+	const char *from, *to;
+};
+
 struct report {
 	unsigned flags;
+	struct report_icache *icache;
 	struct report_info info;
 	char *event;               /* info.event's own copy: it outlives report__clear() */
 	struct stack_store *strs;  /* interned strings: key = the bytes with their NUL */
 	struct stack_store *index; /* merge key -> struct report_stack */
 	struct report_stack **sorted;
+	struct report_frame *own; /* report__add()'s scratch: the frames, strings interned */
+	struct report_key *key;   /* and their merge key */
+	size_t own_cap, key_cap;  /* frames; bytes */
+	bool same_strings;        /* report__same_strings(): pointers keep their text */
 };
 
 struct report *report__new(unsigned flags)
@@ -25,7 +43,8 @@ struct report *report__new(unsigned flags)
 	r->flags = flags;
 	r->strs = stack_store__new();
 	r->index = stack_store__new();
-	if (!r->strs || !r->index) {
+	r->icache = calloc(REPORT_ICACHE, sizeof(*r->icache));
+	if (!r->strs || !r->index || !r->icache) {
 		report__free(r);
 		return NULL;
 	}
@@ -62,16 +81,23 @@ const struct report_info *report__info(const struct report *r)
  */
 static const char *report__intern(struct report *r, const char *s, int *err)
 {
+	struct report_icache *c;
 	struct stack_entry *e;
+	uintptr_t h;
 
 	if (!s)
 		return NULL;
+	h = (uintptr_t)s * 0x9e3779b97f4a7c15ull;
+	c = &r->icache[(h >> 40) & (REPORT_ICACHE - 1)];
+	if (c->from == s && (s == c->to || r->same_strings || !strcmp(s, c->to)))
+		return c->to;
 	e = stack_store__add(r->strs, s, strlen(s) + 1, 0);
 	if (!e) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	return (const char *)e->key;
+	*c = (struct report_icache){ s, (const char *)e->key };
+	return c->to;
 }
 
 static int report__intern_frame(struct report *r, const struct report_frame *in,
@@ -92,41 +118,59 @@ static int report__intern_frame(struct report *r, const struct report_frame *in,
 	return err;
 }
 
-/* What keeps frames apart; pointers are interned strings, so equal text is an equal word. */
-struct report_key_frame {
-	const char *name, *src_file;
-	uint64_t addr;
-	uint64_t kind_line; /* kind << 32 | line */
-};
-
+/*
+ * What keeps frames apart, one to three words a frame: the interned name
+ * (8-aligned, so equal text is an equal word) with the kind in its low
+ * bits; with REPORT_LINES the interned source file and the line; with
+ * REPORT_ADDRS the address. Words a report never fills (lines and
+ * addresses it drops) are left out: a system-wide report holds some ten
+ * million frames in its keys.
+ */
 struct report_key {
 	uint64_t pid, nk, nu;
 	char comm[ST_COMM_LEN];
-	struct report_key_frame frames[];
+	uint64_t w[];
 };
 
-static struct report_key *report__key(const struct report *r, int pid, const char *comm,
+static size_t report__key_words(const struct report *r)
+{
+	return 1 + (r->flags & REPORT_LINES ? 2 : 0) + (r->flags & REPORT_ADDRS ? 1 : 0);
+}
+
+/*
+ * The merge key of a stack, built in the report's scratch (grown as
+ * needed, reused by every report__add()). Return: the key, or NULL.
+ */
+static struct report_key *report__key(struct report *r, int pid, const char *comm,
 				      const struct report_frame *frames, size_t nk, size_t nu,
 				      size_t *len)
 {
-	size_t i, n = nk + nu;
+	size_t i, n = nk + nu, at = 0;
 	struct report_key *k;
 
-	*len = sizeof(*k) + n * sizeof(k->frames[0]);
-	k = calloc(1, *len);
-	if (!k)
-		return NULL;
+	*len = sizeof(*k) + n * report__key_words(r) * sizeof(k->w[0]);
+	if (*len > r->key_cap) {
+		k = realloc(r->key, *len * 2);
+		if (!k)
+			return NULL;
+		r->key = k;
+		r->key_cap = *len * 2;
+	}
+	k = r->key;
+	memset(k, 0, sizeof(*k));
 	k->pid = (uint64_t)pid;
 	k->nk = nk;
 	k->nu = nu;
 	if (r->flags & REPORT_BY_PID)
 		strncpy(k->comm, comm, ST_COMM_LEN - 1);
 	for (i = 0; i < n; i++) {
-		k->frames[i].name = frames[i].name;
-		k->frames[i].src_file = frames[i].src_file;
-		k->frames[i].kind_line = (uint64_t)frames[i].kind << 32 | frames[i].line;
+		k->w[at++] = (uintptr_t)frames[i].name | (frames[i].kind & 7);
+		if (r->flags & REPORT_LINES) {
+			k->w[at++] = (uintptr_t)frames[i].src_file;
+			k->w[at++] = frames[i].line;
+		}
 		if (r->flags & REPORT_ADDRS)
-			k->frames[i].addr = frames[i].addr;
+			k->w[at++] = frames[i].addr;
 	}
 	return k;
 }
@@ -154,10 +198,27 @@ static struct report_stack *report__stack_new(int pid, const char *comm,
 	return s;
 }
 
+/* The report's scratch for @n frames. Return: it, or NULL (ENOMEM). */
+static struct report_frame *report__own(struct report *r, size_t n)
+{
+	struct report_frame *v;
+
+	if (n > r->own_cap) {
+		if (n > SIZE_MAX / 2 / sizeof(*v))
+			return NULL;
+		v = realloc(r->own, 2 * n * sizeof(*v));
+		if (!v)
+			return NULL;
+		r->own = v;
+		r->own_cap = 2 * n;
+	}
+	return r->own;
+}
+
 int report__add(struct report *r, int pid, const char *comm, const struct report_frame *frames,
 		size_t nk, size_t nu, uint64_t count, uint64_t weight, unsigned flags)
 {
-	struct report_frame *own = calloc(nk + nu + 1, sizeof(*own));
+	struct report_frame *own = report__own(r, nk + nu + 1);
 	struct report_stack *s;
 	struct report_key *key;
 	struct stack_entry *e = NULL;
@@ -171,10 +232,8 @@ int report__add(struct report *r, int pid, const char *comm, const struct report
 	key = err ? NULL : report__key(r, pid, comm, own, nk, nu, &len);
 	if (key)
 		e = stack_store__merge(r->index, key, len, count, weight);
-	free(key);
 	if (e && !e->data)
 		e->data = report__stack_new(pid, comm, own, nk, nu);
-	free(own);
 	if (!e || !e->data)
 		return -ENOMEM;
 	s = e->data;
@@ -182,6 +241,12 @@ int report__add(struct report *r, int pid, const char *comm, const struct report
 	s->weight = e->weight;
 	s->flags |= flags;
 	return 0;
+}
+
+void report__same_strings(struct report *r, bool on)
+{
+	memset(r->icache, 0, REPORT_ICACHE * sizeof(*r->icache));
+	r->same_strings = on;
 }
 
 size_t report__len(const struct report *r)
@@ -273,6 +338,7 @@ void report__clear(struct report *r)
 	report__free_stacks(r);
 	stack_store__clear(r->index);
 	stack_store__clear(r->strs);
+	memset(r->icache, 0, REPORT_ICACHE * sizeof(*r->icache));
 	free(r->sorted);
 	r->sorted = NULL;
 }
@@ -281,8 +347,11 @@ void report__free(struct report *r)
 {
 	if (!r)
 		return;
-	if (r->index && r->strs)
+	if (r->index && r->strs && r->icache)
 		report__clear(r);
+	free(r->icache);
+	free(r->own);
+	free(r->key);
 	stack_store__free(r->index);
 	stack_store__free(r->strs);
 	free(r->event);

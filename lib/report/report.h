@@ -102,6 +102,13 @@ const struct report_info *report__info(const struct report *r);
 int report__add(struct report *r, int pid, const char *comm, const struct report_frame *frames,
 		size_t nk, size_t nu, uint64_t count, uint64_t weight, unsigned flags);
 
+/**
+ * report__same_strings() - with @on, the caller promises that a string it
+ * passed keeps its text at its address until it turns this off (it frees
+ * no names meanwhile): report__add() then trusts a pointer it has seen.
+ */
+void report__same_strings(struct report *r, bool on);
+
 /** report__len() - Return: the number of distinct stacks. */
 size_t report__len(const struct report *r);
 

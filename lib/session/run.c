@@ -291,8 +291,10 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 								.inlines = true,
 								.lines = common->lines,
 								.recorded = rp != NULL });
-	if (rp)
+	if (rp) {
 		replay__on_perf_map(rp, run__perf_map, r->sym);
+		symbolizer__on_progress(r->sym, replay__naming, rp);
+	}
 	if (!common->user_only)
 		symbolizer__load_kernel(r->sym);
 	if (!rp && (common->unwind == ST_UNWIND_TABLE || common->unwind == ST_UNWIND_AUTO)) {

@@ -14,6 +14,7 @@
 
 #include "lib/record/recorder.h"
 #include "lib/record/replay.h"
+#include "lib/session/held.h"
 #include "lib/session/joiner.h"
 #include "lib/session/losses.h"
 #include "lib/session/session.h"
@@ -41,6 +42,7 @@ struct session {
 	struct replay *rp;        /* replayed */
 	int stats_fd;
 	int ustats_fd; /* the walker's counters (bpf/ustack.bpf.h st_ustats); -1 without a walker */
+	int held_fd;   /* events held for their walk (bpf/defer_hold.bpf.h); -1 without */
 	int ncpus;
 	struct session_opts opts;
 	uint64_t events;
@@ -161,6 +163,11 @@ static int session__on_event(struct session *s, const struct st_event *ev, size_
 	return joiner__add_event(s->joiner, ev, (const uint64_t *)(ev + 1));
 }
 
+static int session__on_held(void *ctx, const struct st_event *ev, size_t size)
+{
+	return session__on_event(ctx, ev, size);
+}
+
 /*
  * A deferred user stack. With ST_EV_UCOPY a stack copy follows at a fixed
  * place, after all ST_MAX_USTACK frame slots (bpf/deferred.bpf.h).
@@ -229,6 +236,7 @@ static struct session *session__alloc(const struct session_opts *opts)
 		return NULL;
 	s->opts = *opts;
 	s->stats_fd = -1;
+	s->held_fd = -1;
 	s->joiner = joiner__new(&(struct joiner_opts){ .emit = session__deliver, .ctx = s });
 	if (!s->joiner) {
 		free(s);
@@ -251,6 +259,7 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 	struct bpf_map *events = bpf_object__find_map_by_name(obj, "st_events");
 	struct bpf_map *stats = bpf_object__find_map_by_name(obj, "st_stats");
 	struct bpf_map *ustats = bpf_object__find_map_by_name(obj, "st_ustats");
+	struct bpf_map *held = bpf_object__find_map_by_name(obj, "st_defer_held");
 	struct session *s;
 
 	if (!events || !stats) {
@@ -263,6 +272,7 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 		return NULL;
 	s->stats_fd = bpf_map__fd(stats);
 	s->ustats_fd = ustats ? bpf_map__fd(ustats) : -1;
+	s->held_fd = held ? bpf_map__fd(held) : -1;
 	s->ncpus = libbpf_num_possible_cpus();
 	s->rb = ring_buffer__new(bpf_map__fd(events), session__on_record, s, NULL);
 	if (!s->rb || s->ncpus <= 0) {
@@ -290,6 +300,7 @@ static bool session__target_gone(const struct session *s)
 static void session__drain(struct session *s)
 {
 	uint64_t deadline;
+	int err;
 
 	s->stop_ts = now_ns();
 	s->draining = true;
@@ -302,6 +313,10 @@ static void session__drain(struct session *s)
 			break;
 	if (s->stop)
 		return;
+	/* Held for walks that never came: as records, flushed with the rest. */
+	if (s->held_fd >= 0 && (err = held_take(s->held_fd, session__on_held, s)) < 0)
+		st_warn("events held in the kernel for their user stack were not all read: %s",
+			strerror(-err));
 	if (s->opts.rec)
 		recorder__mark(s->opts.rec, REC_FLUSH, 0);
 	joiner__flush(s->joiner, JOINER_LOST_PENDING);
@@ -471,7 +486,8 @@ static int session__losses(const struct session *s, struct session_losses *l)
 	memcpy(l->lost, js->lost, sizeof(l->lost));
 	l->duplicates = js->duplicates;
 	l->foreign = s->foreign;
-	l->deferred_events = js->held + js->late;
+	/* Joined in the joiner, or in the kernel (bpf/defer_hold.bpf.h). */
+	l->deferred_events = js->held + js->late + l->stats[ST_STAT_JOINED];
 	return 0;
 }
 

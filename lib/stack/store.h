@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The stack store: exact deduplication of stacks (or any byte keys).
- * A 64-bit hash picks the bucket; keys are always compared in full, so two
+ * A 64-bit hash picks the slot; keys are always compared in full, so two
  * different stacks are never merged and a collision never drops one.
  */
 #ifndef ST_STACK_STORE_H
@@ -15,9 +15,8 @@ struct stack_entry {
 	uint64_t weight; /* sum of weights added */
 	uint64_t hash;
 	size_t len;
-	void *data;               /* the caller's, e.g. a report stack */
-	struct stack_entry *next; /* bucket chain */
-	uint64_t key[];           /* len bytes, 8-aligned */
+	void *data;     /* the caller's, e.g. a report stack */
+	uint64_t key[]; /* len bytes, 8-aligned */
 };
 
 struct stack_store;

@@ -142,7 +142,7 @@ int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid,
 
 int event_frames__add_inline(struct event_frames *ef, const struct report_frame *pool)
 {
-	size_t i, n = ef->nk + ef->nu, extra = 0, at = 0;
+	size_t i, n = ef->nk + ef->nu, extra = 0, at;
 	struct report_frame *v;
 	struct frame_src *src;
 
@@ -150,25 +150,29 @@ int event_frames__add_inline(struct event_frames *ef, const struct report_frame 
 		extra += ef->src[i].inl_n;
 	if (!extra)
 		return 0;
-	v = calloc(n + extra + 1, sizeof(*v));
-	src = calloc(n + extra + 1, sizeof(*src));
-	if (!v || !src) {
-		free(v);
-		free(src);
+	v = realloc(ef->v, (n + extra + 1) * sizeof(*v));
+	if (!v)
 		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		/* Inline frames stand for no code of their own: no source, no chain. */
-		memcpy(&v[at], &pool[ef->src[i].inl_first], ef->src[i].inl_n * sizeof(*v));
-		at += ef->src[i].inl_n;
-		v[at] = ef->v[i];
-		src[at] = ef->src[i];
-		src[at++].inl_n = 0;
-	}
-	free(ef->v);
-	free(ef->src);
 	ef->v = v;
+	src = realloc(ef->src, (n + extra + 1) * sizeof(*src));
+	if (!src)
+		return -ENOMEM;
 	ef->src = src;
+	/* In place, from the outermost frame down: each frame moves up by the inline frames below it. */
+	memset(&v[n + extra], 0, sizeof(*v));
+	memset(&src[n + extra], 0, sizeof(*src));
+	at = n + extra;
+	for (i = n; i-- > 0;) {
+		uint32_t first = src[i].inl_first, k = src[i].inl_n;
+
+		v[--at] = v[i];
+		src[at] = src[i];
+		src[at].inl_n = 0;
+		/* Inline frames stand for no code of their own: no source, no chain. */
+		at -= k;
+		memcpy(&v[at], &pool[first], k * sizeof(*v));
+		memset(&src[at], 0, k * sizeof(*src));
+	}
 	ef->nu += extra; /* inline frames are user code: kernel frames have none */
 	return 0;
 }

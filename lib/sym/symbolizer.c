@@ -13,30 +13,12 @@
 #include "lib/sym/jit_maps.h"
 #include "lib/sym/ksyms_source.h"
 #include "lib/sym/name_arena.h"
+#include "lib/sym/name_memo.h"
 #include "lib/sym/perf_map.h"
 #include "lib/sym/sources.h"
 #include "lib/sym/symbolizer.h"
 #include "lib/util/log.h"
 #include "lib/util/safe_open.h"
-
-struct symbolizer {
-	struct proc_registry *procs;
-	struct name_arena *names; /* names made here, and demangled ones */
-	struct jit_maps *jit;
-	struct symbolizer_opts opts;
-	struct symbolizer_stats stats;
-	/* One symbolizer__name() call's inline frames, which events then take in. */
-	struct report_frame *pool;
-	size_t npool, cap;
-};
-
-/* One frame to name: where to look it up, and the frame. */
-struct name_ref {
-	struct elf_file *file; /* user frames: the file model; kernel frames: NULL */
-	uint64_t key;          /* what is looked up: file offset or kernel address, see lookup_at */
-	struct report_frame *f;
-	struct frame_src *src; /* user frames: where its inline frames are noted */
-};
 
 /*
  * What one distinct address of a file names: the real function (raw, as
@@ -47,8 +29,40 @@ struct addr_name {
 	uint64_t vaddr, start;
 	const char *name;
 	const char *src_file;
+	const struct ksym *ksym; /* a kernel address: its symbol (NULL: none) */
 	uint32_t line, inl_first, inl_n;
 	bool has_vaddr, has_start;
+};
+
+struct symbolizer {
+	struct proc_registry *procs;
+	struct name_arena *names; /* names made here, and demangled ones */
+	struct jit_maps *jit;
+	struct symbolizer_opts opts;
+	struct symbolizer_stats stats;
+	/*
+	 * One symbolizer__name() call's inline frames, which events then take
+	 * in; while remembering, every call's since symbolizer__remember().
+	 */
+	struct report_frame *pool;
+	size_t npool, cap;
+	/*
+	 * While remembering: (file, offset) or (NULL, kernel address) -> known[i];
+	 * unnamed: (path, offset) -> known[i] of a frame named by them.
+	 */
+	struct name_memo *memo, *unnamed;
+	struct addr_name *known;
+	size_t nknown, known_cap;
+	symbolizer_progress_fn progress;
+	void *progress_ctx;
+};
+
+/* One frame to name: where to look it up, and the frame. */
+struct name_ref {
+	struct elf_file *file; /* user frames: the file model; kernel frames: NULL */
+	uint64_t key;          /* what is looked up: file offset or kernel address, see lookup_at */
+	struct report_frame *f;
+	struct frame_src *src; /* user frames: where its inline frames are noted */
 };
 
 struct symbolizer *symbolizer__new(struct proc_registry *procs)
@@ -140,18 +154,75 @@ static const char *base_name(const char *path)
 }
 
 /*
+ * While remembering: what (@obj, @key) names, for the next frames and
+ * calls. Not remembered (no memory) is only slower.
+ */
+static void name__keep_in(struct symbolizer *sz, struct name_memo *memo, const void *obj,
+			  uint64_t key, const struct addr_name *an)
+{
+	struct addr_name *v;
+	size_t cap;
+
+	if (!memo || sz->nknown >= UINT32_MAX)
+		return;
+	if (sz->nknown == sz->known_cap) {
+		cap = sz->known_cap ? sz->known_cap * 2 : 1024;
+		v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(sz->known, cap * sizeof(*v));
+		if (!v)
+			return;
+		sz->known = v;
+		sz->known_cap = cap;
+	}
+	if (name_memo__put(memo, obj, key, (uint32_t)sz->nknown))
+		return;
+	sz->known[sz->nknown++] = *an;
+}
+
+static void name__keep(struct symbolizer *sz, const void *obj, uint64_t key,
+		       const struct addr_name *an)
+{
+	name__keep_in(sz, sz->memo, obj, key, an);
+}
+
+/* While remembering: what (@obj, @key) was found to name in @memo, or NULL. */
+static const struct addr_name *name__known_in(const struct symbolizer *sz,
+					      const struct name_memo *memo, const void *obj,
+					      uint64_t key)
+{
+	uint32_t i;
+
+	return memo && name_memo__find(memo, obj, key, &i) ? &sz->known[i] : NULL;
+}
+
+static const struct addr_name *name__known(const struct symbolizer *sz, const void *obj,
+					   uint64_t key)
+{
+	return name__known_in(sz, sz->memo, obj, key);
+}
+
+/*
  * A frame in a file but in no symbol: named by its file and offset; a report
  * that found only another build of the file says so (docs/recording.md).
+ * While remembering, each (path, offset) is written once: the name is kept
+ * with the reason in its vaddr, and used again only for the same reason.
  */
 static int name__file_offset(struct symbolizer *sz, struct report_frame *f, uint8_t why)
 {
+	const struct addr_name *an = name__known_in(sz, sz->unnamed, f->module, f->file_off);
 	char buf[512];
 
+	sz->stats.user_no_sym++;
+	if (an && an->vaddr == why) {
+		f->name = an->name;
+		return 0;
+	}
 	snprintf(buf, sizeof(buf), "[unknown] (%s+%#llx%s)",
 		 f->module ? base_name(f->module) : "?", (unsigned long long)f->file_off,
 		 why == SAFE_OPEN_OTHER_BUILD ? ", other build" : "");
-	sz->stats.user_no_sym++;
 	f->name = name_arena__intern(sz->names, buf);
+	if (f->name && !an)
+		name__keep_in(sz, sz->unnamed, f->module, f->file_off,
+			      &(struct addr_name){ .vaddr = why, .name = f->name });
 	return f->name ? 0 : -ENOMEM;
 }
 
@@ -391,6 +462,8 @@ static int name__file_run(struct symbolizer *sz, struct name_ref *refs, size_t n
 	for (i = 0, m = 0; i < n && !err; i++) {
 		if (i && refs[i].key != refs[i - 1].key)
 			m++;
+		if (!i || refs[i].key != refs[i - 1].key)
+			name__keep(sz, file, refs[i].key, &an[m]);
 		err = name__apply(sz, &refs[i], &an[m]);
 	}
 	free(an);
@@ -468,8 +541,22 @@ out:
 /* User frames, grouped by file and in offset order: one run per file. */
 static int name__user_batch(struct symbolizer *sz, struct name_ref *refs, size_t n)
 {
-	size_t i, j;
-	int err = name__sort_refs(refs, n);
+	const struct addr_name *an;
+	size_t i, j, miss = 0;
+	int err = 0;
+
+	/* Frames named before are named now; only the others are sorted and looked up. */
+	for (i = 0; sz->memo && i < n && !err; i++) {
+		an = name__known(sz, refs[i].file, refs[i].key);
+		if (an)
+			err = name__apply(sz, &refs[i], an);
+		else
+			refs[miss++] = refs[i];
+	}
+	if (sz->memo)
+		n = miss;
+	if (!err)
+		err = name__sort_refs(refs, n);
 
 	for (i = 0; i < n && !err; i = j) {
 		for (j = i + 1; j < n && refs[j].file == refs[i].file; j++)
@@ -497,6 +584,26 @@ static int symbolizer__kernel_name(struct symbolizer *sz, struct report_frame *f
 	return f->name ? 0 : -ENOMEM;
 }
 
+/* Kernel frames while remembering: each distinct address is looked up once. */
+static int name__kernel_known(struct symbolizer *sz, struct name_ref *refs, size_t n)
+{
+	const struct addr_name *an;
+	struct addr_name fresh;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		an = name__known(sz, NULL, refs[i].key);
+		if (!an) {
+			fresh = (struct addr_name){ .ksym = ksyms_source_find(refs[i].key) };
+			name__keep(sz, NULL, refs[i].key, &fresh);
+			an = &fresh;
+		}
+		err = symbolizer__kernel_name(sz, refs[i].f, an->ksym);
+	}
+	return err;
+}
+
 /* Kernel frames in address order (kallsyms is one sorted table). */
 static int name__kernel_batch(struct symbolizer *sz, struct name_ref *refs, size_t n)
 {
@@ -506,6 +613,8 @@ static int name__kernel_batch(struct symbolizer *sz, struct name_ref *refs, size
 
 	if (!n)
 		return 0;
+	if (sz->memo)
+		return name__kernel_known(sz, refs, n);
 	qsort(refs, n, sizeof(*refs), name_ref__cmp);
 	for (i = 0; i < n && !err; i++) {
 		if (!i || refs[i].key != refs[i - 1].key)
@@ -529,7 +638,8 @@ int symbolizer__name(struct symbolizer *sz, struct event_frames *efs, size_t n)
 		err = -ENOMEM;
 		goto out;
 	}
-	sz->npool = 0;
+	if (!sz->memo)
+		sz->npool = 0; /* remembered names keep their inline frames */
 	for (i = 0; i < n && !err; i++) {
 		for (j = 0; j < efs[i].nk; j++)
 			kernel[nk++] = (struct name_ref){ NULL, lookup_at(&efs[i].v[j], efs[i].v[j].addr),
@@ -550,6 +660,30 @@ out:
 	free(user);
 	free(kernel);
 	return err;
+}
+
+void symbolizer__remember(struct symbolizer *sz, bool on)
+{
+	name_memo__free(sz->memo);
+	name_memo__free(sz->unnamed);
+	free(sz->known);
+	sz->memo = on ? name_memo__new() : NULL;
+	sz->unnamed = sz->memo ? name_memo__new() : NULL;
+	sz->known = NULL;
+	sz->nknown = sz->known_cap = 0;
+	sz->npool = 0;
+}
+
+void symbolizer__on_progress(struct symbolizer *sz, symbolizer_progress_fn fn, void *ctx)
+{
+	sz->progress = fn;
+	sz->progress_ctx = ctx;
+}
+
+void symbolizer__progress(const struct symbolizer *sz, size_t done, size_t total)
+{
+	if (sz->progress)
+		sz->progress(sz->progress_ctx, done, total);
 }
 
 const struct symbolizer_stats *symbolizer__stats(const struct symbolizer *sz)
@@ -585,6 +719,9 @@ void symbolizer__free(struct symbolizer *sz)
 		return;
 	name_arena__free(sz->names);
 	jit_maps__free(sz->jit);
+	name_memo__free(sz->memo);
+	name_memo__free(sz->unnamed);
+	free(sz->known);
 	free(sz->pool);
 	free(sz);
 }

@@ -100,6 +100,24 @@ struct proc_registry *symbolizer__procs(const struct symbolizer *sz);
  */
 int symbolizer__name(struct symbolizer *sz, struct event_frames *efs, size_t n);
 
+/**
+ * symbolizer__remember() - with @on, symbolizer__name() names each
+ * distinct (file, offset) and kernel address once and remembers it for its
+ * next calls; off forgets it all. Only for a span in which no file model
+ * or process is freed (one report: raw_stacks__report()). Remembering that
+ * cannot start (no memory) is simply not done.
+ */
+void symbolizer__remember(struct symbolizer *sz, bool on);
+
+/* Naming's progress: @done of @total stacks named (a report: lib/pipeline/raw_stacks.c). */
+typedef void (*symbolizer_progress_fn)(void *ctx, size_t done, size_t total);
+
+/** symbolizer__on_progress() - have @fn told how a long naming goes (NULL: nobody). */
+void symbolizer__on_progress(struct symbolizer *sz, symbolizer_progress_fn fn, void *ctx);
+
+/** symbolizer__progress() - tell the progress function, if any, that @done of @total are named. */
+void symbolizer__progress(const struct symbolizer *sz, size_t done, size_t total);
+
 /** symbolizer__stats() - what could not be named so far. */
 const struct symbolizer_stats *symbolizer__stats(const struct symbolizer *sz);
 

@@ -24,6 +24,14 @@ TABLES_READY=1 run_traced noagg "$CHAIN" $N -- count --no-aggregate --debug -d -
 	t:syscalls:sys_enter_getppid
 expect_file_eq agg-off-same-chain "$TMP/noagg.out" "$TMP/want"
 expect_eq agg-off-none-in-kernel "$(kernel_count noagg)" ""
+# 1b. The same with deferred user stacks: each call is its own kernel entry, its event held in
+#     the kernel until the entry's walk joins it (bpf/defer_hold.bpf.h): exactly N, the same
+#     chain, all but the key's first counted in the kernel, and every one joined to a walk.
+TABLES_READY=1 run_traced defer "$CHAIN" $N -- count --user-stacks=deferred --debug -d -p @PID@ \
+	t:syscalls:sys_enter_getppid
+expect_file_eq agg-defer-exact-chain "$TMP/defer.out" "$TMP/want"
+expect_eq agg-defer-in-kernel "$(kernel_count defer)" $((N - 1))
+expect_eq agg-defer-walks "$(grep -c "^stacktap: deferred user stacks: $N walks for $N events$" "$TMP/defer.err")" 1
 
 # two_chains NAME N1 N2 STACKTAP_ARGS...: two chain processes (other pids, so
 # other stacks) at a uprobe on leaf, counted per process until Ctrl-C; prints

@@ -34,7 +34,13 @@ objdump_rows() {
 		if (!match(cfa[i], /^(sp|fp)/)) return hex(pc) " unsupported 0 undefined 0"
 		base = substr(cfa[i], 1, 2) == "sp" ? "rsp" : "rbp"
 		off = substr(cfa[i], 3) + 0
-		if (off < -32768 || off > 32767) return hex(pc) " unsupported 0 undefined 0"
+		# Beyond 16 bits a row keeps the offset in 8-byte units (rsp8/rbp8).
+		if (off < -32768 || off > 32767) {
+			if (off % 8 != 0 || off / 8 < -32768 || off / 8 > 32767)
+				return hex(pc) " unsupported 0 undefined 0"
+			base = base "8"
+			off = off / 8
+		}
 		if (fpr[i] == "u") return hex(pc) " " base " " off " same 0"
 		fp = substr(fpr[i], 2) + 0
 		if (fp % 8 != 0 || fp / 8 < -128 || fp / 8 > 127)

@@ -46,17 +46,10 @@ BIGFRAME := $(O)/workloads/bigframe_nofp $(O)/workloads/bigframe_sframe \
 
 workloads: $(BIGFRAME)
 
-$(O)/workloads/bigframe_nofp: tests/workloads/bigframe.c tests/workloads/golib.h tests/workloads/unwind.mk
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(QSORT_CHAIN_CFLAGS) -fomit-frame-pointer $< -o $@
+$(O)/workloads/bigframe_sframe: BIGFRAME_CFLAGS := -Wa,--gsframe
+$(O)/workloads/bigframe_huge: BIGFRAME_CFLAGS := -DBIG=150000
 
-$(O)/workloads/bigframe_sframe: tests/workloads/bigframe.c tests/workloads/golib.h tests/workloads/unwind.mk
+$(BIGFRAME): tests/workloads/bigframe.c tests/workloads/golib.h tests/workloads/unwind.mk
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(QSORT_CHAIN_CFLAGS) -fomit-frame-pointer -Wa,--gsframe $< -o $@
-
-$(O)/workloads/bigframe_huge: tests/workloads/bigframe.c tests/workloads/golib.h tests/workloads/unwind.mk
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(QSORT_CHAIN_CFLAGS) -fomit-frame-pointer -DBIG=150000 $< -o $@
+	$(Q)$(CC) $(QSORT_CHAIN_CFLAGS) -fomit-frame-pointer $(BIGFRAME_CFLAGS) $< -o $@
