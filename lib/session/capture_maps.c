@@ -15,7 +15,16 @@
 /*
  * Sizes chosen for the machine when the options leave them (0):
  *  - the ring buffer: 4 MiB per CPU (each CPU's events share it), from
- *    4 to 64 MiB: 8 MiB on 2 CPUs, as the fixed size was;
+ *    4 to 64 MiB: 8 MiB on 2 CPUs, as the fixed size was. A tool that knows
+ *    its rate (profile -F) asks for RINGBUF_KB_PER_RATE KiB per event per
+ *    second per CPU instead, at least RINGBUF_KB_RATE_MIN and never more
+ *    than the above: a second of 8 KiB events (a kernel and a user stack,
+ *    or half a 16 KiB stack copy), as the session drains it many times a
+ *    second. The floor is for the process records of the whole machine,
+ *    which share the buffer: at 1 MiB a burst of execs while the run
+ *    started (a test suite next door) dropped some. Both mappings of the
+ *    buffer (libbpf maps its data twice) are resident in our RSS: on 2 CPUs
+ *    8 MiB was 16 MB of it, 4 MiB is 8; on 8 CPUs at 99 Hz 8 MiB, not 32;
  *  - the row table: 1/512 of the memory, at most 2M rows (16 MiB: libc,
  *    python3 and node together are ~470k rows, and a file's rows go when no
  *    process maps it), at least 256k rows (2 MiB).
@@ -23,6 +32,8 @@
 #define RINGBUF_KB_PER_CPU 4096ull
 #define RINGBUF_KB_AUTO_MIN 4096ull
 #define RINGBUF_KB_AUTO_MAX 65536ull
+#define RINGBUF_KB_PER_RATE 8ull
+#define RINGBUF_KB_RATE_MIN 4096ull
 #define ROWS_AUTO_MIN (1ull << 18)
 #define ROWS_AUTO_MEM_SHARE 512
 
@@ -32,6 +43,16 @@ uint64_t capture_ringbuf_kb_auto(int ncpus)
 
 	return kb < RINGBUF_KB_AUTO_MIN ? RINGBUF_KB_AUTO_MIN :
 	       kb > RINGBUF_KB_AUTO_MAX ? RINGBUF_KB_AUTO_MAX : kb;
+}
+
+uint64_t capture_ringbuf_kb_rate(int ncpus, uint64_t hz)
+{
+	uint64_t most = capture_ringbuf_kb_auto(ncpus), kb;
+
+	if (!hz || hz > most)
+		return most;
+	kb = (ncpus > 0 ? (uint64_t)ncpus : 1) * hz * RINGBUF_KB_PER_RATE;
+	return kb < RINGBUF_KB_RATE_MIN ? RINGBUF_KB_RATE_MIN : kb > most ? most : kb;
 }
 
 uint64_t capture_rows_auto(uint64_t mem_bytes)
@@ -84,7 +105,7 @@ int capture_maps_size(struct bpf_object *obj, const struct st_common_opts *o)
 	err = bpf_map__set_max_entries(scratch, ncpus);
 	if (!err)
 		err = session_set_ringbuf_size(obj, (o->ringbuf_kb ? o->ringbuf_kb :
-						     capture_ringbuf_kb_auto(ncpus)) * 1024);
+						     capture_ringbuf_kb_rate(ncpus, o->event_hz)) * 1024);
 	if (!err && bpf_object__find_map_by_name(obj, "st_urows"))
 		err = bpf_tables_size(obj, o->unwind_rows ? o->unwind_rows :
 					   capture_rows_auto(capture__mem_bytes()),

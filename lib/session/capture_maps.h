@@ -11,6 +11,14 @@ struct st_common_opts;
 /** capture_ringbuf_kb_auto() - Return: the ring buffer size (KiB) for @ncpus CPUs. */
 uint64_t capture_ringbuf_kb_auto(int ncpus);
 
+/**
+ * capture_ringbuf_kb_rate() - the ring buffer size (KiB) for @ncpus CPUs
+ * when each CPU sends about @hz events a second (0: unknown).
+ *
+ * Return: the size, never more than capture_ringbuf_kb_auto()'s.
+ */
+uint64_t capture_ringbuf_kb_rate(int ncpus, uint64_t hz);
+
 /** capture_rows_auto() - Return: the row table size (rows) for @mem_bytes of memory. */
 uint64_t capture_rows_auto(uint64_t mem_bytes);
 

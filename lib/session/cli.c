@@ -113,7 +113,7 @@ static const struct argp_option common_options[] = {
 	{ "format", OPT_FORMAT, "FORMAT", 0, "Output format: text (the default), folded, pprof, "
 	  "speedscope, perf-script or flamegraph; snoop: text, json, perf-script or ctf", 3 },
 	{ "ringbuf-kb", OPT_RINGBUF, "KB", 0, "Ring buffer size in KiB (default 4096 per CPU, "
-	  "4096-65536)", 3 },
+	  "4096-65536; profile: 8 per CPU per sample a second, at least 4096)", 3 },
 	{ "debug", OPT_DEBUG, NULL, 0, "Print libbpf's own messages and internal figures", 3 },
 	{},
 };

@@ -22,6 +22,7 @@ struct st_common_opts {
 	bool debug;             /* libbpf's own messages */
 	uint64_t duration_ns;   /* -D */
 	uint64_t ringbuf_kb;    /* 0: sized to the machine */
+	uint64_t event_hz;      /* events a second per CPU the tool expects (profile -F), 0: unknown */
 	uint64_t kdepth, udepth;
 	unsigned unwind;        /* enum st_unwind_mode */
 	uint64_t unwind_rows;   /* capacity of the BPF row table; 0: sized to the machine */

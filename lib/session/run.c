@@ -99,9 +99,16 @@ static void run__forgotten(void *ctx, int pid)
 static const struct unwind_table *run__table(void *ctx, int pid, const struct proc_map *m)
 {
 	struct st_run *r = ctx;
-	struct elf_file *ef = procs__file(r->procs, pid, m);
-	bool built = ef && elf_file__part(ef, ELF_PART_UNWIND);
-	const struct unwind_table *t = ef ? unwind_table__of(ef) : NULL;
+	struct elf_file *ef;
+	const struct unwind_table *t;
+	bool built;
+
+	/* Too large for the walker: not built again for the copies either (frame pointers there). */
+	if (r->tables && bpf_tables__over_cap(r->tables, m))
+		return NULL;
+	ef = procs__file(r->procs, pid, m);
+	built = ef && elf_file__part(ef, ELF_PART_UNWIND);
+	t = ef ? unwind_table__of(ef) : NULL;
 
 	/* Reading .eh_frame touched the file's pages: the table is all that is needed now. */
 	if (ef && !built)
@@ -302,10 +309,14 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		 * --unwind-check compares every walk with its copy: no walks cut short on
 		 * purpose. A tool with records of its own pairs them with events, and one
 		 * whose events carry no copy (offcpu: a block is sent whole at its
-		 * switch-in) could not unwind them later.
+		 * switch-in) could not unwind them later. A sampling tool run
+		 * system-wide builds tables only for the processes it samples
+		 * (session_opts.tables_when_met).
 		 */
 		hooks.lazy = common->fast_start && !common->unwind_check && !so->on_record &&
 			     !so->no_copies;
+		hooks.when_met = so->tables_when_met && !common->pid && !common->tid &&
+				 !common->unwind_check && !so->on_record && !so->no_copies;
 		bpf_tables__set_hooks(r->tables, &hooks);
 	}
 	err = run__copy_setup(r, common, &src);

@@ -50,6 +50,13 @@ struct session_opts {
 	 * for tables, which lib/session/run.c then builds before the banner.
 	 */
 	bool no_copies;
+	/*
+	 * Build a process's unwind tables only once an event of it arrives (a
+	 * sampling tool: a system-wide profile samples few of the programs the
+	 * machine runs); until then its events come with stack copies, unwound
+	 * in user space. System-wide runs only (a -p target is loaded at start).
+	 */
+	bool tables_when_met;
 	/* stacktap record: every record and decision is written here too (lib/record/recorder.h). */
 	struct recorder *rec;
 };

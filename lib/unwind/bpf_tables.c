@@ -32,6 +32,16 @@ struct loaded_file {
 	uint32_t first_row, nrows;
 	uint32_t ix_blocks, ix_shift;
 	uint32_t users;
+	bool over_cap; /* more rows than a file may take: none loaded, never built again */
+};
+
+/*
+ * A file over the per-file cap, by (device, inode): later processes that map
+ * it get frame pointers there at once, its table neither kept nor built
+ * again (libLLVM, ~950k rows, is mapped by every clang a build runs).
+ */
+struct over_cap_file {
+	struct hnode node; /* (device, inode) */
 };
 
 /* What one loaded process's entry points at, and its mappings while tables are pending. */
@@ -41,6 +51,7 @@ struct loaded_proc {
 	size_t ntabs;
 	struct proc_map *pending; /* lazy: the mappings to load again once built */
 	size_t npending;
+	bool met; /* when_met: an event of it arrived, so its tables are loaded */
 };
 
 /* Rows written per batch update: 64k rows, a 256 KiB index array. */
@@ -59,6 +70,7 @@ struct bpf_tables {
 	struct loaded_file *files;
 	size_t nfiles, cap;
 	struct htab procs; /* struct loaded_proc */
+	struct htab over_cap; /* struct over_cap_file */
 	int *waiting;      /* lazy: pids with pending tables, oldest first */
 	size_t nwaiting, waiting_cap;
 	const struct unwind_table **idle; /* tables no live process maps, least recent first */
@@ -114,6 +126,8 @@ struct bpf_tables *bpf_tables__new(struct bpf_object *obj, const struct unwind_t
 void bpf_tables__set_hooks(struct bpf_tables *t, const struct bpf_tables_hooks *h)
 {
 	t->hooks = *h;
+	if (t->hooks.when_met)
+		t->hooks.lazy = true;
 }
 
 static struct loaded_file *tables__find_file(struct bpf_tables *t, const struct unwind_table *ut)
@@ -256,6 +270,7 @@ static void tables__place(struct bpf_tables *t, struct loaded_file *f)
 			st_warn("unwind: %s: %zu rows, more than a file may take (%u, a 1/%d share of "
 				"--unwind-rows): frame pointers there",
 				ut->path, ut->rows.n, t->file_cap, BPF_TABLES_FILE_SHARE);
+		f->over_cap = true;
 		goto out;
 	}
 	slots = (uint32_t)ut->rows.n + ix.nblocks;
@@ -335,6 +350,12 @@ static void tables__unuse(struct bpf_tables *t, const struct unwind_table *ut)
 		}
 		t->st.rows_used = t->space.used;
 	}
+	if (f->over_cap && t->hooks.release) {
+		*f = t->files[--t->nfiles];
+		t->st.tables_released++;
+		t->hooks.release(t->hooks.ctx, ut);
+		return;
+	}
 	*f = t->files[--t->nfiles];
 	tables__idle(t, ut);
 }
@@ -394,6 +415,35 @@ static void tables__note(const struct unwind_table **tabs, size_t *n, const stru
 	tabs[(*n)++] = ut;
 }
 
+static uint64_t tables__dev(const struct proc_map *m)
+{
+	return (uint64_t)m->dev_major << 32 | m->dev_minor;
+}
+
+/* Is @m's file known to be over the per-file cap? */
+static bool tables__over_cap(const struct bpf_tables *t, const struct proc_map *m)
+{
+	return m->path[0] == '/' && htab__first(&t->over_cap, tables__dev(m), m->inode);
+}
+
+bool bpf_tables__over_cap(const struct bpf_tables *t, const struct proc_map *m)
+{
+	return tables__over_cap(t, m);
+}
+
+/* @m's file proved over the cap: remembered (not when out of memory: then built again). */
+static void tables__note_over_cap(struct bpf_tables *t, const struct proc_map *m)
+{
+	struct over_cap_file *o;
+
+	if (m->path[0] != '/' || tables__over_cap(t, m) || !(o = calloc(1, sizeof(*o))))
+		return;
+	o->node.k1 = tables__dev(m);
+	o->node.k2 = m->inode;
+	if (htab__insert(&t->over_cap, &o->node))
+		free(o);
+}
+
 /* Return: false when the mapping is left out for now (lazy: its table is not built yet). */
 static bool tables__fill_map(struct bpf_tables *t, int pid, const struct proc_map *m,
 			     struct st_umap *um, const struct unwind_table **tabs, size_t *ntabs)
@@ -403,6 +453,8 @@ static bool tables__fill_map(struct bpf_tables *t, int pid, const struct proc_ma
 	uint64_t vaddr;
 
 	*um = (struct st_umap){ .start = m->start, .end = m->end };
+	if (tables__over_cap(t, m))
+		return true; /* frame pointers there; its table is not built again */
 	/* Lazy start-up: a file's table may not be built yet (the [vdso]'s comes from memory). */
 	if (m->path[0] == '/' && t->hooks.lazy && t->hooks.built &&
 	    !t->hooks.built(t->hooks.ctx, pid, m))
@@ -410,6 +462,8 @@ static bool tables__fill_map(struct bpf_tables *t, int pid, const struct proc_ma
 	ut = t->src.table(t->src.ctx, pid, m);
 	if (ut && (f = tables__load_file(t, ut)))
 		tables__note(tabs, ntabs, ut);
+	if (f && f->over_cap)
+		tables__note_over_cap(t, m);
 	if (!f || !f->nrows || unwind_table__map_vaddr(ut, m->pgoff, &vaddr))
 		return true; /* without rows (anonymous JIT code, a file without tables): fp */
 	/* row pc = (addr - start + vaddr) - base */
@@ -486,6 +540,38 @@ static int tables__put(struct bpf_tables *t, int pid, struct st_uproc *p)
 	return 0;
 }
 
+/*
+ * when_met: a process no event has met yet is not loaded at all, not even
+ * with the tables already built: it has no st_uprocs entry (its events,
+ * if any, come with copies) and no rows written for it. Most processes of a
+ * busy machine are never sampled; loading each one's libc at its exec and
+ * freeing it at its exit was most of a system-wide profile's own CPU under
+ * churn.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int tables__wait_unmet(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
+{
+	struct loaded_proc *lp = tables__proc(t, pid);
+	__u32 key = pid;
+
+	/*
+	 * A fork's entry is its parent's, copied by BPF: it names rows this
+	 * process does not hold, which go when the parent's last user exits.
+	 */
+	bpf_map_delete_elem(t->procs_fd, &key);
+
+	if (!lp) {
+		lp = calloc(1, sizeof(*lp));
+		if (!lp || (lp->node.k1 = (uint32_t)pid, htab__insert(&t->procs, &lp->node))) {
+			free(lp);
+			return -ENOMEM;
+		}
+		t->st.procs = t->procs.n;
+	}
+	return tables__wait(t, pid, maps, n);
+}
+
 int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
 {
 	struct st_uproc *p = calloc(1, sizeof(*p));
@@ -494,6 +580,15 @@ int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *m
 	bool waits = false;
 	int err = -ENOMEM;
 
+	if (t->hooks.when_met) {
+		const struct loaded_proc *lp = tables__proc(t, pid);
+
+		if (!lp || !lp->met) {
+			free(p);
+			free(tabs);
+			return tables__wait_unmet(t, pid, maps, n);
+		}
+	}
 	if (!p || !tabs)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -571,6 +666,7 @@ static void tables__serve(struct bpf_tables *t, int pid)
 	n = lp->npending;
 	lp->pending = NULL;
 	lp->npending = 0;
+	lp->met = true;
 	for (i = 0; i < n; i++)
 		if (maps[i].path[0] == '/' && !t->hooks.built(t->hooks.ctx, pid, &maps[i]) &&
 		    t->src.table(t->src.ctx, pid, &maps[i]))
@@ -586,7 +682,7 @@ static void tables__serve(struct bpf_tables *t, int pid)
 
 int bpf_tables__build_pending(struct bpf_tables *t)
 {
-	if (!t->nwaiting)
+	if (!t->nwaiting || t->hooks.when_met)
 		return 0;
 	tables__serve(t, t->waiting[0]);
 	return 1;
@@ -594,7 +690,7 @@ int bpf_tables__build_pending(struct bpf_tables *t)
 
 void bpf_tables__end_lazy(struct bpf_tables *t)
 {
-	t->hooks.lazy = false;
+	t->hooks.lazy = t->hooks.when_met;
 }
 
 void bpf_tables__serve_now(struct bpf_tables *t, int pid)
@@ -665,12 +761,18 @@ static void tables__drop_proc(struct hnode *n)
 	loaded_proc__free((struct loaded_proc *)n);
 }
 
+static void tables__drop_over_cap(struct hnode *n)
+{
+	free(n);
+}
+
 void bpf_tables__free(struct bpf_tables *t)
 {
 	if (!t)
 		return;
 	free(t->keys);
 	htab__drain(&t->procs, tables__drop_proc);
+	htab__drain(&t->over_cap, tables__drop_over_cap);
 	row_space__release(&t->space);
 	free(t->idle);
 	free(t->waiting);

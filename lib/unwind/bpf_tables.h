@@ -63,6 +63,11 @@ struct bpf_tables_stats {
  *    so that loading a process does not wait for table building: for what
  *    is loaded before the first poll (the -p target), until
  *    bpf_tables__end_lazy();
+ *  - when_met: lazy for the whole run, and a table is built only when an
+ *    event of a process that maps its file arrives (bpf_tables__serve_now()),
+ *    never by bpf_tables__build_pending(): a system-wide profile meets few
+ *    of the programs the machine runs, and building tables for the others
+ *    was most of its own CPU. Implies lazy;
  *  - built(): is the table of @m built (or known not to be buildable)?
  *  - release(): no live process has mapped the file of @t for a while (its
  *    rows left st_urows at once; see BPF_TABLES_IDLE_ROWS): the table may
@@ -70,6 +75,7 @@ struct bpf_tables_stats {
  */
 struct bpf_tables_hooks {
 	bool lazy;
+	bool when_met;
 	bool (*built)(void *ctx, int pid, const struct proc_map *m);
 	void (*release)(void *ctx, const struct unwind_table *t);
 	void *ctx;
@@ -108,7 +114,7 @@ void bpf_tables__remove_process(struct bpf_tables *t, int pid);
 
 /**
  * bpf_tables__build_pending() - lazy mode: build the tables one process
- * waits for, then load them into its entry.
+ * waits for, then load them into its entry (never in when_met mode).
  *
  * Return: 1 when a process was served, 0 when none waits.
  */
@@ -117,7 +123,8 @@ int bpf_tables__build_pending(struct bpf_tables *t);
 /**
  * bpf_tables__end_lazy() - start-up is over: from now on a process's tables
  * are built when it is loaded (so its events are walked in BPF, not sent as
- * 16 KiB copies); what still waits is served as before.
+ * 16 KiB copies); what still waits is served as before. No effect in
+ * when_met mode.
  */
 void bpf_tables__end_lazy(struct bpf_tables *t);
 
@@ -127,6 +134,15 @@ void bpf_tables__end_lazy(struct bpf_tables *t);
  * events are walked in BPF (cheap when it waits for nothing).
  */
 void bpf_tables__serve_now(struct bpf_tables *t, int pid);
+
+/**
+ * bpf_tables__over_cap() - is @m's file one whose table proved larger than
+ * a file may take? The walker uses frame pointers there, and so may the
+ * user-space unwinder of copies, rather than build it again.
+ *
+ * Return: true when it is.
+ */
+bool bpf_tables__over_cap(const struct bpf_tables *t, const struct proc_map *m);
 
 /** bpf_tables__stats() - current figures. */
 const struct bpf_tables_stats *bpf_tables__stats(const struct bpf_tables *t);

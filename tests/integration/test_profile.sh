@@ -137,6 +137,26 @@ if [ -n "$cg2" ] && CG=$(mktemp -d "$cg2/stacktap-test.XXXXXX"); then
 	at_least bigexit-lost-marked "$lost" 1
 	expect_eq bigexit-lost-counted "$lost" \
 		"$(sed -n 's/^stacktap: \([0-9]*\) user stacks\{0,1\} unavailable$/\1/p' "$TMP/bigexit.err")"
+
+	# 7. System-wide, a process's unwind tables are loaded only once a sample
+	#    meets it: a busy process is loaded, one that exec()s after the
+	#    banner and then sleeps is not (at 1 Hz its ~1 ms on a CPU is all but
+	#    never sampled). Its exec once loaded it at once.
+	rm -f "$TMP/gomet"; mkfifo "$TMP/gomet"
+	"$W/busy_fp" 3 "$TMP/gomet" > "$TMP/met.w" &
+	bp=$!; ST_PIDS+=($bp)
+	wait_for_line "$TMP/met.w" '^ready' || fail tables-when-met "workload not ready"
+	echo "$bp" > "$CG/cgroup.procs"
+	timeout 120 "$ST" profile --debug -F 1 -f --cgroup "$CG" 5 > "$TMP/met.out" 2> "$TMP/met.err" &
+	spid=$!; ST_PIDS+=($spid)
+	wait_for_line "$TMP/met.err" '^Sampling' || fail tables-when-met "not sampling: $(cat "$TMP/met.err")"
+	sh -c 'echo $$ > "$1/cgroup.procs"; exec sleep 3' _ "$CG" &
+	sp=$!; ST_PIDS+=($sp)
+	echo go > "$TMP/gomet"
+	wait "$bp" "$sp"; wait "$spid"
+	expect_eq tables-when-met "$(grep -c "^stacktap: unwind: tables of process \($bp\|$sp\) loaded$" \
+		"$TMP/met.err") $(grep -c "^stacktap: unwind: tables of process $bp loaded$" "$TMP/met.err")" \
+		"1 1"
 	rmdir "$CG"
 else
 	skip perpid-cgroup "no cgroup v2 hierarchy to make a cgroup in"

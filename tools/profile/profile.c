@@ -125,6 +125,7 @@ static int profile__load(struct profile *p)
 	p->skel->rodata->st_agg_cfg = (struct st_agg_config){ .on = st_run_aggregates(),
 							      .hash_mask = ~0ull };
 	p->skel->rodata->profile_idle = p->idle;
+	p->common.event_hz = p->hz; /* the ring buffer sized to the sampling rate */
 	err = capture_maps_size(p->skel->obj, &p->common);
 	if (!err)
 		err = profile_bpf__load(p->skel);
@@ -254,6 +255,7 @@ static int profile_run(struct profile *p)
 		.on_event = profile_on_event,
 		.on_gone = profile_on_gone,
 		.ctx = p,
+		.tables_when_met = true,
 	};
 	int err;
 
