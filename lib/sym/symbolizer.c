@@ -29,7 +29,12 @@ struct addr_name {
 	uint64_t vaddr, start;
 	const char *name;
 	const char *src_file;
-	const struct ksym *ksym; /* a kernel address: its symbol (NULL: none) */
+	/*
+	 * A kernel address: its symbol, kept by value (ksym.name NULL: none).
+	 * The kernel-symbol door answers in one static slot that the next
+	 * question overwrites, and a recording's table moves as it grows.
+	 */
+	struct ksym ksym;
 	uint32_t line, inl_first, inl_n;
 	bool has_vaddr, has_start;
 };
@@ -597,11 +602,13 @@ static int name__kernel_known(struct symbolizer *sz, struct name_ref *refs, size
 	for (i = 0; i < n && !err; i++) {
 		an = name__known(sz, NULL, refs[i].key);
 		if (!an) {
-			fresh = (struct addr_name){ .ksym = ksyms_source_find(refs[i].key) };
+			const struct ksym *k = ksyms_source_find(refs[i].key);
+
+			fresh = (struct addr_name){ .ksym = k ? *k : (struct ksym){ 0 } };
 			name__keep(sz, NULL, refs[i].key, &fresh);
 			an = &fresh;
 		}
-		err = symbolizer__kernel_name(sz, refs[i].f, an->ksym);
+		err = symbolizer__kernel_name(sz, refs[i].f, an->ksym.name ? &an->ksym : NULL);
 	}
 	return err;
 }

@@ -414,9 +414,51 @@ static void test_trim_traceiter(void)
 	fixture__free(&fx);
 }
 
+/* One kernel address named alone, into @out. */
+static void name_kernel(struct fixture *fx, uint64_t ip, char *out, size_t len)
+{
+	struct event_frames ef;
+
+	snprintf(out, len, "(failed)");
+	if (event_frames__build(&ef, fx->sz, fx->pid, 2, &ip, 1, 0, NULL, 0))
+		return;
+	if (ef.nk == 1)
+		snprintf(out, len, "%s", ef.v[0].name);
+	event_frames__release(&ef);
+}
+
+/*
+ * While remembering, a kernel address named once keeps its own name after
+ * other addresses are looked up: the kernel-symbol door answers in one
+ * slot that each question overwrites (a live profile once named a
+ * _raw_spin_unlock_irqrestore leaf asm_sysvec_apic_timer_interrupt).
+ */
+static void test_kernel_remembered(void)
+{
+	uint64_t a = kallsyms_addr("__schedule"), b = kallsyms_addr("do_syscall_64");
+	struct fixture fx = { 0 };
+	char got[256];
+
+	if (!a || !b) {
+		fprintf(stderr, "  (kallsyms hides addresses: kernel memo not checked)\n");
+		CHECK(geteuid() != 0);
+		return;
+	}
+	CHECK(fixture__start(&fx, &defaults) == 0);
+	symbolizer__remember(fx.sz, true);
+	name_kernel(&fx, a + 8, got, sizeof(got));
+	CHECK_STR(got, "__schedule");
+	name_kernel(&fx, b + 8, got, sizeof(got));
+	CHECK_STR(got, "do_syscall_64");
+	name_kernel(&fx, a + 8, got, sizeof(got));
+	CHECK_STR(got, "__schedule");
+	fixture__free(&fx);
+}
+
 int main(void)
 {
 	test_trim_traceiter();
+	test_kernel_remembered();
 	test_rust();
 	test_go();
 	test_minidebug();
