@@ -12,20 +12,26 @@ source "$(dirname "$0")/lib.sh"
 
 N=3000
 LIBC_START="__libc_start_call_main __libc_start_main _start"
-for case in nofp:table nofp:auto fp:fp fp:table; do
-	build=${case%:*} mode=${case#*:}
-	name=walkcache-$build-$mode
-	TABLES_READY=$([ "$mode" = fp ] || echo 1) # fp mode loads no tables
-	run_traced "$name" "$W/walkcache_$build" $N -- count --debug -U --user-stacks=sync \
-		--unwind="$mode" -p @PID@ t:syscalls:sys_enter_getppid || continue
-	# Debian's libc has no frame pointers: a frame-pointer walk ends in it.
-	outer=($LIBC_START)
+
+# expect_chains NAME MODE: the two chains, a third of the calls through via_b.
+# Debian's libc has no frame pointers: a frame-pointer walk ends in it.
+expect_chains() {
+	local name=$1 mode=$2 outer=($LIBC_START)
 	[ "$mode" = fp ] &&
 		outer=(__libc_start_call_main "[unwind stopped: no unwind row and no valid frame pointer]")
 	expect_eq "$name-chains" "$(cat "$TMP/$name.out")" \
 		"$(stack_block leaf via_b main "${outer[@]}" $((N / 3)))
 
 $(stack_block leaf via_a main "${outer[@]}" $((2 * N / 3)))"
+}
+
+for case in nofp:table nofp:auto fp:fp fp:table; do
+	build=${case%:*} mode=${case#*:}
+	name=walkcache-$build-$mode
+	TABLES_READY=$([ "$mode" = fp ] || echo 1) # fp mode loads no tables
+	run_traced "$name" "$W/walkcache_$build" $N -- count --debug -U --user-stacks=sync \
+		--unwind="$mode" -p @PID@ t:syscalls:sys_enter_getppid || continue
+	expect_chains "$name" "$mode"
 	expect_eq "$name-hits" "$(grep -o 'walk cache: .*' "$TMP/$name.err")" \
 		"walk cache: $((N / 3)) hits, $((N - N / 3)) walks kept, 0 not keepable"
 done
@@ -37,13 +43,7 @@ for case in nofp:table fp:fp; do
 	TABLES_READY=$([ "$mode" = fp ] || echo 1)
 	STACKTAP_TEST_NO_TASK_STORAGE=1 run_traced "$name" "$W/walkcache_$build" $N -- count --debug \
 		-U --user-stacks=sync --unwind="$mode" -p @PID@ t:syscalls:sys_enter_getppid || continue
-	outer=($LIBC_START)
-	[ "$mode" = fp ] &&
-		outer=(__libc_start_call_main "[unwind stopped: no unwind row and no valid frame pointer]")
-	expect_eq "$name-chains" "$(cat "$TMP/$name.out")" \
-		"$(stack_block leaf via_b main "${outer[@]}" $((N / 3)))
-
-$(stack_block leaf via_a main "${outer[@]}" $((2 * N / 3)))"
+	expect_chains "$name" "$mode"
 	expect_eq "$name-hits" "$(grep -o 'walk cache: .*' "$TMP/$name.err")" \
 		"walk cache: 0 hits, 0 walks kept, 0 not keepable"
 	expect_eq "$name-said" "$(grep -c '^stacktap: walk cache off (STACKTAP_TEST_NO_TASK_STORAGE=1)' \
