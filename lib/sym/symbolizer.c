@@ -17,6 +17,7 @@
 #include "lib/sym/perf_map.h"
 #include "lib/sym/sources.h"
 #include "lib/sym/symbolizer.h"
+#include "lib/util/grow.h"
 #include "lib/util/log.h"
 #include "lib/util/safe_open.h"
 
@@ -60,6 +61,12 @@ struct symbolizer {
 	size_t nknown, known_cap;
 	symbolizer_progress_fn progress;
 	void *progress_ctx;
+	/*
+	 * symbolizer__name()'s frames to look up, kept from call to call: a
+	 * report's batches would each map (and fault in) megabytes afresh.
+	 */
+	struct name_ref *user_refs, *kernel_refs;
+	size_t user_cap, kernel_cap;
 };
 
 /* One frame to name: where to look it up, and the frame. */
@@ -641,12 +648,11 @@ int symbolizer__name(struct symbolizer *sz, struct event_frames *efs, size_t n)
 
 	for (i = 0; i < n; i++)
 		total += efs[i].nk + efs[i].nu;
-	user = calloc(total + 1, sizeof(*user));
-	kernel = calloc(total + 1, sizeof(*kernel));
-	if (!user || !kernel) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (array_reserve((void **)&sz->user_refs, &sz->user_cap, total + 1, sizeof(*user)) ||
+	    array_reserve((void **)&sz->kernel_refs, &sz->kernel_cap, total + 1, sizeof(*kernel)))
+		return -ENOMEM;
+	user = sz->user_refs;
+	kernel = sz->kernel_refs;
 	if (!sz->memo)
 		sz->npool = 0; /* remembered names keep their inline frames */
 	for (i = 0; i < n && !err; i++) {
@@ -665,10 +671,16 @@ int symbolizer__name(struct symbolizer *sz, struct event_frames *efs, size_t n)
 	/* Last: inline frames move the frames the refs point at. */
 	for (i = 0; i < n && !err && sz->npool; i++)
 		err = event_frames__add_inline(&efs[i], sz->pool);
-out:
-	free(user);
-	free(kernel);
 	return err;
+}
+
+/* The lookup scratch: a report's batches are done, or the symbolizer is. */
+static void symbolizer__drop_refs(struct symbolizer *sz)
+{
+	free(sz->user_refs);
+	free(sz->kernel_refs);
+	sz->user_refs = sz->kernel_refs = NULL;
+	sz->user_cap = sz->kernel_cap = 0;
 }
 
 void symbolizer__remember(struct symbolizer *sz, bool on)
@@ -681,6 +693,7 @@ void symbolizer__remember(struct symbolizer *sz, bool on)
 	sz->known = NULL;
 	sz->nknown = sz->known_cap = 0;
 	sz->npool = 0;
+	symbolizer__drop_refs(sz);
 }
 
 void symbolizer__on_progress(struct symbolizer *sz, symbolizer_progress_fn fn, void *ctx)
@@ -732,5 +745,6 @@ void symbolizer__free(struct symbolizer *sz)
 	name_memo__free(sz->unnamed);
 	free(sz->known);
 	free(sz->pool);
+	symbolizer__drop_refs(sz);
 	free(sz);
 }
