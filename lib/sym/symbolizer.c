@@ -29,6 +29,7 @@
 struct addr_name {
 	uint64_t vaddr, start;
 	const char *name;
+	const char *shown; /* remembered ones: name as shown (demangled), found once */
 	const char *src_file;
 	/*
 	 * A kernel address: its symbol, kept by value (ksym.name NULL: none).
@@ -189,7 +190,8 @@ static void name__keep_in(struct symbolizer *sz, struct name_memo *memo, const v
 	}
 	if (name_memo__put(memo, obj, key, (uint32_t)sz->nknown))
 		return;
-	sz->known[sz->nknown++] = *an;
+	sz->known[sz->nknown] = *an;
+	sz->known[sz->nknown++].shown = an->name ? symbolizer__shown(sz, an->name) : NULL;
 }
 
 static void name__keep(struct symbolizer *sz, const void *obj, uint64_t key,
@@ -440,7 +442,7 @@ static int name__apply(struct symbolizer *sz, const struct name_ref *r, const st
 	f->line = an->line;
 	if (!an->name)
 		return name__file_offset(sz, f, SAFE_OPEN_OK);
-	f->name = symbolizer__shown(sz, an->name);
+	f->name = an->shown ? an->shown : symbolizer__shown(sz, an->name);
 	if (an->has_start) {
 		f->sym_off = an->vaddr + (f->file_off - r->key) - an->start;
 		f->flags |= REPORT_FRAME_HAS_SYM;
