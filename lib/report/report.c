@@ -102,21 +102,30 @@ static const char *report__intern(struct report *r, const char *s, int *err)
 	return c->to;
 }
 
-static int report__intern_frame(struct report *r, const struct report_frame *in,
+/* @in as the merge key reads it: name (and source line) interned, the rest as given. */
+static int report__intern_keyed(struct report *r, const struct report_frame *in,
 				struct report_frame *out)
 {
 	int err = 0;
 
 	*out = *in;
 	out->name = report__intern(r, in->name ? in->name : "[unknown]", &err);
-	out->module = report__intern(r, in->module, &err);
-	out->build_id = report__intern(r, in->build_id, &err);
 	if (r->flags & REPORT_LINES) {
 		out->src_file = report__intern(r, in->src_file, &err);
 	} else {
 		out->src_file = NULL;
 		out->line = 0;
 	}
+	return err;
+}
+
+/* The strings no key reads, interned only for a stack the report keeps (most merge). */
+static int report__intern_rest(struct report *r, struct report_frame *f)
+{
+	int err = 0;
+
+	f->module = report__intern(r, f->module, &err);
+	f->build_id = report__intern(r, f->build_id, &err);
 	return err;
 }
 
@@ -228,11 +237,13 @@ int report__add(struct report *r, int pid, const char *comm, const struct report
 	if (!(r->flags & REPORT_BY_PID))
 		pid = 0;
 	for (i = 0; !err && i < nk + nu; i++)
-		err = report__intern_frame(r, &frames[i], &own[i]);
+		err = report__intern_keyed(r, &frames[i], &own[i]);
 	key = err ? NULL : report__key(r, pid, comm, own, nk, nu, &len);
 	if (key)
 		e = stack_store__merge(r->index, key, len, count, weight);
-	if (e && !e->data)
+	for (i = 0; e && !e->data && !err && i < nk + nu; i++)
+		err = report__intern_rest(r, &own[i]);
+	if (e && !e->data && !err)
 		e->data = report__stack_new(r, pid, comm, own, nk, nu);
 	if (!e || !e->data)
 		return -ENOMEM;
