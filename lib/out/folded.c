@@ -92,10 +92,12 @@ static void folded__frame(struct fold_line *l, const struct report_frame *fr,
 
 void out_folded_stack(FILE *f, const struct report_stack *s, const struct folded_opts *o)
 {
-	struct fold_line l = { .f = f };
+	struct fold_line l; /* not zeroed: 16 KiB a line */
 	char num[48];
 	size_t i;
 
+	l.f = f;
+	l.n = 0;
 	folded__name(&l, s->comm);
 	if (o->per_pid)
 		line__put(&l, num, (size_t)snprintf(num, sizeof(num), "-%d", s->pid));
