@@ -8,8 +8,7 @@
 
 #define ARENA_FIRST (64u << 10)
 #define ARENA_MAX (64u << 20)
-/* From this size a chunk is a multiple of the huge page, so the kernel can back it with them. */
-#define ARENA_HUGE (2u << 20)
+#define ARENA_PAGE 4096u
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -26,15 +25,13 @@ static int arena__grow(struct arena *a, size_t len)
 	size_t size = a->next_size ? a->next_size : ARENA_FIRST;
 	struct arena_chunk *c;
 
-	if (len > SIZE_MAX - sizeof(*c) - ARENA_HUGE)
+	if (len > SIZE_MAX - sizeof(*c) - ARENA_PAGE)
 		return -ENOMEM;
 	if (size < sizeof(*c) + len)
-		size = arena__round(sizeof(*c) + len, ARENA_HUGE);
+		size = arena__round(sizeof(*c) + len, ARENA_PAGE);
 	c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (c == MAP_FAILED)
 		return -ENOMEM;
-	if (size >= ARENA_HUGE)
-		madvise(c, size, MADV_HUGEPAGE); /* advice: without it, small pages */
 	c->next = a->chunks;
 	c->size = size;
 	a->chunks = c;
