@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Folded stacks, as flamegraph.pl reads them. */
+#include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -7,11 +8,46 @@
 #include "lib/out/frame_label.h"
 
 /*
- * ';' separates frames and ' ' the count: neither may appear inside a name.
- * Unlocked: a report writes millions of these bytes, one thread writes them.
+ * A line is gathered here and written at once: a report writes millions of
+ * short names, and one stdio call per name cost more than the copying.
+ * Unlocked: one thread writes.
  */
-/* At most @max bytes of @name, ';' and ' ' made ':' and '_': a folded line's separators. */
-static void folded__name_max(FILE *f, const char *name, size_t max)
+struct fold_line {
+	FILE *f;
+	size_t n;
+	char b[16384];
+};
+
+static void line__flush(struct fold_line *l)
+{
+	fwrite_unlocked(l->b, 1, l->n, l->f);
+	l->n = 0;
+}
+
+static void line__put(struct fold_line *l, const char *s, size_t n)
+{
+	if (n > sizeof(l->b) - l->n)
+		line__flush(l);
+	if (n > sizeof(l->b)) {
+		fwrite_unlocked(s, 1, n, l->f);
+		return;
+	}
+	memcpy(l->b + l->n, s, n);
+	l->n += n;
+}
+
+static void line__putc(struct fold_line *l, char c)
+{
+	if (l->n == sizeof(l->b))
+		line__flush(l);
+	l->b[l->n++] = c;
+}
+
+/*
+ * ';' separates frames and ' ' the count: neither may appear inside a name.
+ * At most @max bytes of @name, ';' and ' ' made ':' and '_'.
+ */
+static void folded__name_max(struct fold_line *l, const char *name, size_t max)
 {
 	size_t n;
 
@@ -19,52 +55,58 @@ static void folded__name_max(FILE *f, const char *name, size_t max)
 		n = strcspn(name, "; ");
 		if (n > max)
 			n = max;
-		fwrite_unlocked(name, 1, n, f);
+		line__put(l, name, n);
 		name += n;
 		max -= n;
 		if (!*name || !max)
 			break;
-		putc_unlocked(*name == ';' ? ':' : '_', f);
+		line__putc(l, *name == ';' ? ':' : '_');
 		name++;
 		max--;
 	}
 }
 
-static void folded__name(FILE *f, const char *name)
+static void folded__name(struct fold_line *l, const char *name)
 {
-	folded__name_max(f, name, SIZE_MAX);
+	folded__name_max(l, name, SIZE_MAX);
 }
 
-static void folded__frame(FILE *f, const struct report_frame *fr, const struct folded_opts *o)
+static void folded__frame(struct fold_line *l, const struct report_frame *fr,
+			  const struct folded_opts *o)
 {
 	struct frame_label_opts lo = { .lines = o->lines, .no_inline_mark = true };
 	char buf[FRAME_LABEL_MAX];
 
-	putc_unlocked(';', f);
+	line__putc(l, ';');
 	/* A label that is the name alone needs no copy (frame_label() cuts it as here). */
 	if (!(fr->kind == REPORT_FRAME_KERNEL && fr->module) &&
 	    !(o->lines && fr->src_file && fr->line))
-		folded__name_max(f, fr->name ? fr->name : "(null)", FRAME_LABEL_MAX - 1);
+		folded__name_max(l, fr->name ? fr->name : "(null)", FRAME_LABEL_MAX - 1);
 	else
-		folded__name(f, frame_label(fr, &lo, buf, sizeof(buf)));
+		folded__name(l, frame_label(fr, &lo, buf, sizeof(buf)));
 	if (o->annotate && fr->kind == REPORT_FRAME_KERNEL)
-		fputs("_[k]", f);
+		line__put(l, "_[k]", 4);
 	else if (o->annotate && fr->kind == REPORT_FRAME_INLINE)
-		fputs("_[i]", f);
+		line__put(l, "_[i]", 4);
 }
 
 void out_folded_stack(FILE *f, const struct report_stack *s, const struct folded_opts *o)
 {
+	struct fold_line l; /* not zeroed: 16 KiB a line */
+	char num[48];
 	size_t i;
 
-	folded__name(f, s->comm);
+	l.f = f;
+	l.n = 0;
+	folded__name(&l, s->comm);
 	if (o->per_pid)
-		fprintf(f, "-%d", s->pid);
+		line__put(&l, num, (size_t)snprintf(num, sizeof(num), "-%d", s->pid));
 	for (i = s->nk + s->nu; i > 0; i--)
-		folded__frame(f, &s->frames[i - 1], o);
-	fprintf(f, " %llu\n",
-		(unsigned long long)(o->weight ? s->weight / (o->weight_div ? o->weight_div : 1) :
-						 s->count));
+		folded__frame(&l, &s->frames[i - 1], o);
+	line__put(&l, num, (size_t)snprintf(num, sizeof(num), " %" PRIu64 "\n",
+					    o->weight ? s->weight / (o->weight_div ? o->weight_div : 1)
+						      : s->count));
+	line__flush(&l);
 }
 
 void out_folded(FILE *f, struct report *r, const struct folded_opts *o)

@@ -6,6 +6,7 @@
 
 #include "lib/report/report.h"
 #include "lib/stack/store.h"
+#include "lib/util/arena.h"
 
 /*
  * The last interning of each string pointer, direct-mapped: a report's
@@ -27,6 +28,7 @@ struct report {
 	char *event;               /* info.event's own copy: it outlives report__clear() */
 	struct stack_store *strs;  /* interned strings: key = the bytes with their NUL */
 	struct stack_store *index; /* merge key -> struct report_stack */
+	struct arena stacks;       /* the report_stacks: freed together by report__clear() */
 	struct report_stack **sorted;
 	struct report_frame *own; /* report__add()'s scratch: the frames, strings interned */
 	struct report_key *key;   /* and their merge key */
@@ -100,21 +102,30 @@ static const char *report__intern(struct report *r, const char *s, int *err)
 	return c->to;
 }
 
-static int report__intern_frame(struct report *r, const struct report_frame *in,
+/* @in as the merge key reads it: name (and source line) interned, the rest as given. */
+static int report__intern_keyed(struct report *r, const struct report_frame *in,
 				struct report_frame *out)
 {
 	int err = 0;
 
 	*out = *in;
 	out->name = report__intern(r, in->name ? in->name : "[unknown]", &err);
-	out->module = report__intern(r, in->module, &err);
-	out->build_id = report__intern(r, in->build_id, &err);
 	if (r->flags & REPORT_LINES) {
 		out->src_file = report__intern(r, in->src_file, &err);
 	} else {
 		out->src_file = NULL;
 		out->line = 0;
 	}
+	return err;
+}
+
+/* The strings no key reads, interned only for a stack the report keeps (most merge). */
+static int report__intern_rest(struct report *r, struct report_frame *f)
+{
+	int err = 0;
+
+	f->module = report__intern(r, f->module, &err);
+	f->build_id = report__intern(r, f->build_id, &err);
 	return err;
 }
 
@@ -175,19 +186,17 @@ static struct report_key *report__key(struct report *r, int pid, const char *com
 	return k;
 }
 
-static struct report_stack *report__stack_new(int pid, const char *comm,
+static struct report_stack *report__stack_new(struct report *r, int pid, const char *comm,
 					      const struct report_frame *frames, size_t nk,
 					      size_t nu)
 {
-	struct report_stack *s = calloc(1, sizeof(*s));
+	/* One block: the frames (and a zeroed one past the end) follow the stack. */
+	struct report_stack *s = arena__alloc(&r->stacks,
+					      sizeof(*s) + (nk + nu + 1) * sizeof(*s->frames));
 
 	if (!s)
 		return NULL;
-	s->frames = calloc(nk + nu + 1, sizeof(*s->frames));
-	if (!s->frames) {
-		free(s);
-		return NULL;
-	}
+	s->frames = (struct report_frame *)(s + 1);
 	memcpy(s->frames, frames, (nk + nu) * sizeof(*frames));
 	s->pid = pid;
 	s->tid = -1;
@@ -228,12 +237,14 @@ int report__add(struct report *r, int pid, const char *comm, const struct report
 	if (!(r->flags & REPORT_BY_PID))
 		pid = 0;
 	for (i = 0; !err && i < nk + nu; i++)
-		err = report__intern_frame(r, &frames[i], &own[i]);
+		err = report__intern_keyed(r, &frames[i], &own[i]);
 	key = err ? NULL : report__key(r, pid, comm, own, nk, nu, &len);
 	if (key)
 		e = stack_store__merge(r->index, key, len, count, weight);
-	if (e && !e->data)
-		e->data = report__stack_new(pid, comm, own, nk, nu);
+	for (i = 0; e && !e->data && !err && i < nk + nu; i++)
+		err = report__intern_rest(r, &own[i]);
+	if (e && !e->data && !err)
+		e->data = report__stack_new(r, pid, comm, own, nk, nu);
 	if (!e || !e->data)
 		return -ENOMEM;
 	s = e->data;
@@ -272,9 +283,12 @@ static int report__cmp_frames(const struct report_stack *a, const struct report_
 	int c;
 
 	for (i = 0; i < na && i < nb; i++) {
-		c = strcmp(a->frames[i].name, b->frames[i].name);
-		if (c)
-			return c;
+		/* Interned: one pointer is one text, and two pointers two texts. */
+		if (a->frames[i].name != b->frames[i].name) {
+			c = strcmp(a->frames[i].name, b->frames[i].name);
+			if (c)
+				return c;
+		}
 		if (a->frames[i].addr != b->frames[i].addr)
 			return a->frames[i].addr < b->frames[i].addr ? -1 : 1;
 	}
@@ -318,24 +332,9 @@ struct report_stack **report__sorted(struct report *r, size_t *n)
 	return r->sorted;
 }
 
-static void report__free_stacks(struct report *r)
-{
-	struct stack_entry **e = stack_store__entries(r->index);
-	size_t i, n = stack_store__len(r->index);
-
-	for (i = 0; e && i < n; i++) {
-		struct report_stack *s = e[i]->data;
-
-		if (s)
-			free(s->frames);
-		free(s);
-	}
-	free(e);
-}
-
 void report__clear(struct report *r)
 {
-	report__free_stacks(r);
+	arena__reset(&r->stacks);
 	stack_store__clear(r->index);
 	stack_store__clear(r->strs);
 	memset(r->icache, 0, REPORT_ICACHE * sizeof(*r->icache));

@@ -36,6 +36,7 @@
  * joiner.h); joiner_lost_frame() names it for the output.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,8 @@
 
 struct jevent {
 	struct jevent *next;
-	size_t bytes;
+	uint32_t bytes; /* counted against max_bytes: the header and kdepth frames */
+	uint32_t kcap;  /* frames ips[] has room for (a spare is reused for any depth) */
 	struct st_event ev;
 	uint64_t ips[]; /* ev.kdepth kernel frames */
 };
@@ -60,10 +62,16 @@ struct jentry {
 	bool gone_seen;             /* task seen gone at the last tick */
 	struct jevent *head, **tailp;
 	uint16_t ud, uflags, stop;
-	uint64_t *uips;
+	uint64_t *uips;   /* ubuf when the stack has frames, else NULL */
 	void *copy;       /* st_ucopy + stack bytes, or NULL */
 	size_t copy_len;
+	/* Not counted in JENTRY_BYTES: the bound's arithmetic is the same with or without spares. */
+	uint64_t *ubuf;   /* kept with the entry when it is reused */
+	size_t ucap;      /* frames ubuf has room for */
 };
+
+/* What an entry counts against max_bytes, besides its frames and copy. */
+#define JENTRY_BYTES offsetof(struct jentry, ubuf)
 
 struct jlist {
 	struct jentry *head, *tail;
@@ -80,7 +88,17 @@ struct joiner {
 	uint64_t *out;  /* the joined record being emitted */
 	size_t out_cap; /* in u64 */
 	struct joiner_stats st;
+	/*
+	 * Entries and held events freed, kept for the next ones (at most
+	 * JOINER_SPARE each): a replay joins a million events, and a malloc
+	 * and free for each entry, stack and event were a tenth of its time.
+	 */
+	struct jentry *spare_entries;
+	struct jevent *spare_events;
+	size_t nspare_entries, nspare_events;
 };
+
+#define JOINER_SPARE 1024
 
 static const char *const lost_reasons[JOINER_LOST_MAX] = {
 	[JOINER_LOST_NONE] = "unavailable",
@@ -179,6 +197,68 @@ static int joiner__grow(struct joiner *j)
 	return 0;
 }
 
+/* A zeroed entry, a spare one (with its frame buffer) when there is one. */
+static struct jentry *joiner__entry_new(struct joiner *j)
+{
+	struct jentry *e = j->spare_entries;
+	uint64_t *ubuf;
+	size_t ucap;
+
+	if (!e)
+		return calloc(1, sizeof(*e));
+	j->spare_entries = e->hnext;
+	j->nspare_entries--;
+	ubuf = e->ubuf;
+	ucap = e->ucap;
+	memset(e, 0, sizeof(*e));
+	e->ubuf = ubuf;
+	e->ucap = ucap;
+	return e;
+}
+
+static void joiner__entry_free(struct joiner *j, struct jentry *e)
+{
+	free(e->copy);
+	e->copy = NULL;
+	if (j->nspare_entries < JOINER_SPARE) {
+		e->hnext = j->spare_entries;
+		j->spare_entries = e;
+		j->nspare_entries++;
+		return;
+	}
+	free(e->ubuf);
+	free(e);
+}
+
+/* Room for an event of @kdepth kernel frames, a spare one when there is one. */
+static struct jevent *joiner__event_new(struct joiner *j, uint32_t kdepth)
+{
+	struct jevent *je = j->spare_events;
+
+	if (je) {
+		j->spare_events = je->next;
+		j->nspare_events--;
+		if (je->kcap >= kdepth)
+			return je;
+		free(je);
+	}
+	je = malloc(sizeof(*je) + kdepth * sizeof(uint64_t));
+	if (je)
+		je->kcap = kdepth;
+	return je;
+}
+
+static void joiner__event_free(struct joiner *j, struct jevent *je)
+{
+	if (j->nspare_events < JOINER_SPARE) {
+		je->next = j->spare_events;
+		j->spare_events = je;
+		j->nspare_events++;
+		return;
+	}
+	free(je);
+}
+
 static struct jentry *joiner__insert(struct joiner *j, uint64_t cookie, uint32_t pid,
 				     uint32_t tid)
 {
@@ -187,7 +267,7 @@ static struct jentry *joiner__insert(struct joiner *j, uint64_t cookie, uint32_t
 
 	if (j->nentries >= j->nbuckets * 2 && joiner__grow(j))
 		return NULL;
-	e = calloc(1, sizeof(*e));
+	e = joiner__entry_new(j);
 	if (!e)
 		return NULL;
 	e->cookie = cookie;
@@ -198,7 +278,7 @@ static struct jentry *joiner__insert(struct joiner *j, uint64_t cookie, uint32_t
 	e->hnext = j->buckets[b];
 	j->buckets[b] = e;
 	j->nentries++;
-	j->st.bytes += sizeof(*e);
+	j->st.bytes += JENTRY_BYTES;
 	return e;
 }
 
@@ -211,10 +291,8 @@ static void joiner__unhash(struct joiner *j, struct jentry *e)
 	if (*pp)
 		*pp = e->hnext;
 	j->nentries--;
-	j->st.bytes -= sizeof(*e) + e->ud * sizeof(uint64_t) + e->copy_len;
-	free(e->uips);
-	free(e->copy);
-	free(e);
+	j->st.bytes -= JENTRY_BYTES + e->ud * sizeof(uint64_t) + e->copy_len;
+	joiner__entry_free(j, e);
 }
 
 struct joiner *joiner__new(const struct joiner_opts *o)
@@ -317,7 +395,7 @@ static int joiner__release(struct joiner *j, struct jentry *e, unsigned flags, b
 				j->st.joined++;
 			joiner__count_stack_loss(j, flags, 1);
 		}
-		free(je);
+		joiner__event_free(j, je);
 	}
 	e->tailp = &e->head;
 	return ret;
@@ -357,7 +435,7 @@ static int joiner__hold(struct joiner *j, struct jentry *e, const struct st_even
 			const uint64_t *ips)
 {
 	size_t bytes = sizeof(struct jevent) + ev->kdepth * sizeof(uint64_t);
-	struct jevent *je = malloc(bytes);
+	struct jevent *je = joiner__event_new(j, ev->kdepth);
 
 	if (!je)
 		return -ENOMEM;
@@ -420,9 +498,15 @@ static int joiner__answer(struct joiner *j, struct jentry *e, const struct st_us
 		j->st.bytes += copy_len;
 	}
 	if (us->udepth) {
-		e->uips = malloc(us->udepth * sizeof(uint64_t));
-		if (!e->uips)
-			return -ENOMEM;
+		if (e->ucap < us->udepth) {
+			uint64_t *p = realloc(e->ubuf, us->udepth * sizeof(uint64_t));
+
+			if (!p)
+				return -ENOMEM;
+			e->ubuf = p;
+			e->ucap = us->udepth;
+		}
+		e->uips = e->ubuf;
 		memcpy(e->uips, ips, us->udepth * sizeof(uint64_t));
 		j->st.bytes += us->udepth * sizeof(uint64_t);
 	}
@@ -521,6 +605,24 @@ const struct joiner_stats *joiner__stats(const struct joiner *j)
 	return &j->st;
 }
 
+static void joiner__free_spares(struct joiner *j)
+{
+	while (j->spare_entries) {
+		struct jentry *e = j->spare_entries;
+
+		j->spare_entries = e->hnext;
+		free(e->ubuf);
+		free(e);
+	}
+	while (j->spare_events) {
+		struct jevent *je = j->spare_events;
+
+		j->spare_events = je->next;
+		free(je);
+	}
+	j->nspare_entries = j->nspare_events = 0;
+}
+
 void joiner__free(struct joiner *j)
 {
 	size_t i;
@@ -538,11 +640,12 @@ void joiner__free(struct joiner *j)
 				e->head = je->next;
 				free(je);
 			}
-			free(e->uips);
+			free(e->ubuf);
 			free(e->copy);
 			free(e);
 		}
 	}
+	joiner__free_spares(j);
 	free(j->buckets);
 	free(j->out);
 	free(j);

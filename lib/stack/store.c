@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/stack/store.h"
+#include "lib/util/arena.h"
 
 /*
  * Open addressing over (hash, entry) slots: a probe compares hashes in the
@@ -22,6 +23,7 @@ struct stack_store {
 	size_t nslots; /* power of two, at most half full */
 	struct stack_entry **order; /* insertion order, for stable output */
 	size_t n, cap;
+	struct arena entries; /* every entry: none is freed before the store is cleared */
 };
 
 #define STORE_FIRST_SLOTS 1024
@@ -121,7 +123,7 @@ static struct stack_entry *store__insert(struct stack_store *st, struct store_sl
 	}
 	if (len > SIZE_MAX - sizeof(*e) - 8)
 		return NULL;
-	e = calloc(1, sizeof(*e) + ((len + 7) & ~(size_t)7));
+	e = arena__alloc(&st->entries, sizeof(*e) + len);
 	if (!e)
 		return NULL;
 	memcpy(e->key, key, len);
@@ -179,10 +181,7 @@ struct stack_entry **stack_store__entries(const struct stack_store *st)
 
 void stack_store__clear(struct stack_store *st)
 {
-	size_t i;
-
-	for (i = 0; i < st->n; i++)
-		free(st->order[i]);
+	arena__reset(&st->entries);
 	st->n = 0;
 	memset(st->slots, 0, st->nslots * sizeof(*st->slots));
 }

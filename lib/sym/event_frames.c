@@ -73,12 +73,16 @@ static int frames__decode(struct event_frames *ef, const struct frames_where *w,
 
 	memset(ef, 0, sizeof(*ef));
 	ef->pid = pid;
-	ef->v = calloc(n + 1, sizeof(*ef->v));
-	ef->src = calloc(n + 1, sizeof(*ef->src));
+	/* Every frame is written below: only the end and what is no user frame are zeroed. */
+	ef->v = malloc((n + 1) * sizeof(*ef->v));
+	ef->src = malloc((n + 1) * sizeof(*ef->src));
 	if (!ef->v || !ef->src) {
 		event_frames__release(ef);
 		return -ENOMEM;
 	}
+	memset(&ef->v[n], 0, sizeof(*ef->v));
+	memset(ef->src, 0, kd * sizeof(*ef->src));
+	memset(&ef->src[kd + ud], 0, (n + 1 - kd - ud) * sizeof(*ef->src));
 	for (i = 0; i < kd; i++)
 		frames__kernel(&ef->v[i], ips[i], i > 0);
 	/*

@@ -17,6 +17,7 @@
 #include "lib/sym/perf_map.h"
 #include "lib/sym/sources.h"
 #include "lib/sym/symbolizer.h"
+#include "lib/util/grow.h"
 #include "lib/util/log.h"
 #include "lib/util/safe_open.h"
 
@@ -28,6 +29,7 @@
 struct addr_name {
 	uint64_t vaddr, start;
 	const char *name;
+	const char *shown; /* remembered ones: name as shown (demangled), found once */
 	const char *src_file;
 	/*
 	 * A kernel address: its symbol, kept by value (ksym.name NULL: none).
@@ -60,6 +62,12 @@ struct symbolizer {
 	size_t nknown, known_cap;
 	symbolizer_progress_fn progress;
 	void *progress_ctx;
+	/*
+	 * symbolizer__name()'s frames to look up, kept from call to call: a
+	 * report's batches would each map (and fault in) megabytes afresh.
+	 */
+	struct name_ref *user_refs, *kernel_refs;
+	size_t user_cap, kernel_cap;
 };
 
 /* One frame to name: where to look it up, and the frame. */
@@ -182,7 +190,8 @@ static void name__keep_in(struct symbolizer *sz, struct name_memo *memo, const v
 	}
 	if (name_memo__put(memo, obj, key, (uint32_t)sz->nknown))
 		return;
-	sz->known[sz->nknown++] = *an;
+	sz->known[sz->nknown] = *an;
+	sz->known[sz->nknown++].shown = an->name ? symbolizer__shown(sz, an->name) : NULL;
 }
 
 static void name__keep(struct symbolizer *sz, const void *obj, uint64_t key,
@@ -433,7 +442,7 @@ static int name__apply(struct symbolizer *sz, const struct name_ref *r, const st
 	f->line = an->line;
 	if (!an->name)
 		return name__file_offset(sz, f, SAFE_OPEN_OK);
-	f->name = symbolizer__shown(sz, an->name);
+	f->name = an->shown ? an->shown : symbolizer__shown(sz, an->name);
 	if (an->has_start) {
 		f->sym_off = an->vaddr + (f->file_off - r->key) - an->start;
 		f->flags |= REPORT_FRAME_HAS_SYM;
@@ -641,12 +650,11 @@ int symbolizer__name(struct symbolizer *sz, struct event_frames *efs, size_t n)
 
 	for (i = 0; i < n; i++)
 		total += efs[i].nk + efs[i].nu;
-	user = calloc(total + 1, sizeof(*user));
-	kernel = calloc(total + 1, sizeof(*kernel));
-	if (!user || !kernel) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (array_reserve((void **)&sz->user_refs, &sz->user_cap, total + 1, sizeof(*user)) ||
+	    array_reserve((void **)&sz->kernel_refs, &sz->kernel_cap, total + 1, sizeof(*kernel)))
+		return -ENOMEM;
+	user = sz->user_refs;
+	kernel = sz->kernel_refs;
 	if (!sz->memo)
 		sz->npool = 0; /* remembered names keep their inline frames */
 	for (i = 0; i < n && !err; i++) {
@@ -665,10 +673,16 @@ int symbolizer__name(struct symbolizer *sz, struct event_frames *efs, size_t n)
 	/* Last: inline frames move the frames the refs point at. */
 	for (i = 0; i < n && !err && sz->npool; i++)
 		err = event_frames__add_inline(&efs[i], sz->pool);
-out:
-	free(user);
-	free(kernel);
 	return err;
+}
+
+/* The lookup scratch: a report's batches are done, or the symbolizer is. */
+static void symbolizer__drop_refs(struct symbolizer *sz)
+{
+	free(sz->user_refs);
+	free(sz->kernel_refs);
+	sz->user_refs = sz->kernel_refs = NULL;
+	sz->user_cap = sz->kernel_cap = 0;
 }
 
 void symbolizer__remember(struct symbolizer *sz, bool on)
@@ -681,6 +695,7 @@ void symbolizer__remember(struct symbolizer *sz, bool on)
 	sz->known = NULL;
 	sz->nknown = sz->known_cap = 0;
 	sz->npool = 0;
+	symbolizer__drop_refs(sz);
 }
 
 void symbolizer__on_progress(struct symbolizer *sz, symbolizer_progress_fn fn, void *ctx)
@@ -732,5 +747,6 @@ void symbolizer__free(struct symbolizer *sz)
 	name_memo__free(sz->unnamed);
 	free(sz->known);
 	free(sz->pool);
+	symbolizer__drop_refs(sz);
 	free(sz);
 }
