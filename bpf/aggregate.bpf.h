@@ -238,10 +238,14 @@ static __always_inline bool st_agg_same(struct st_agg_loop *l)
 }
 
 /*
- * Adds the event to its count. Return: true when counted here, false when
- * the event must still be sent (first of its key, map full).
+ * Adds the event to its count. @rescue: its record found no room, so the
+ * first event of a key is counted here too (its count starts at 1), and
+ * user space meets the process when it reads the counts.
+ *
+ * Return: true when counted here, false when the event must still be sent
+ * (first of its key, map full).
  */
-static __always_inline bool st_agg_count(struct st_event *ev, __u64 hash)
+static __always_inline bool st_agg_count(struct st_event *ev, __u64 hash, bool rescue)
 {
 	struct st_agg_key key, *k = &key;
 	struct st_agg_val fresh = {}, *v;
@@ -262,11 +266,19 @@ static __always_inline bool st_agg_count(struct st_event *ev, __u64 hash)
 		if (!ev->ts)
 			ev->ts = bpf_ktime_get_ns();
 		fresh.first_ts = ev->ts;
+		if (rescue) {
+			fresh.count = 1;
+			fresh.weight = ev->weight;
+		}
 		err = bpf_map_update_elem(&st_agg_counts, k, &fresh, BPF_NOEXIST);
-		if (!err)
-			return false;
+		if (!err) {
+			if (rescue)
+				st_stat_inc(ST_STAT_AGG_RESCUED);
+			return rescue;
+		}
 		if (err != -EEXIST) {
-			st_stat_inc(ST_STAT_AGG_FULL);
+			if (!rescue)
+				st_stat_inc(ST_STAT_AGG_FULL);
 			return false;
 		}
 		v = bpf_map_lookup_elem(&st_agg_counts, k);
@@ -275,7 +287,7 @@ static __always_inline bool st_agg_count(struct st_event *ev, __u64 hash)
 	}
 	__sync_fetch_and_add(&v->count, 1);
 	__sync_fetch_and_add(&v->weight, ev->weight);
-	st_stat_inc(ST_STAT_AGG);
+	st_stat_inc(rescue ? ST_STAT_AGG_RESCUED : ST_STAT_AGG);
 	return true;
 }
 
@@ -295,36 +307,41 @@ static __always_inline bool st_agg_lazy_clock(void)
  * st_agg_event_in() - st_agg_event() with the hash and comparison state in
  * @t: a sleepable program (the deferred walk's callback, bpf/defer_hold.bpf.h)
  * may be preempted halfway, and the next program on its CPU would take the
- * per-CPU one over.
+ * per-CPU one over. @rescue: see st_agg_rescue(); the reasons it fails were
+ * counted by the first try, or are counted as the record's drop.
  *
  * Return: true when counted (send nothing), false when it must be sent.
  */
 static __always_inline bool st_agg_event_in(struct st_event *ev, bool want_copy,
-					    struct st_agg_tmp *t)
+					    struct st_agg_tmp *t, bool rescue)
 {
 	struct st_agg_loop l = { .ev = (struct st_agg_stack *)ev, .t = t };
 	__u32 n = (__u32)ev->kdepth + ev->udepth;
 	__u64 hash;
 
-	if (!st_agg_cfg.on || st_cfg.copy_bytes || want_copy ||
-	    (ev->flags & (ST_EV_UDEFERRED | ST_EV_UNLOADED | ST_EV_UCOPY)))
+	if (!st_agg_cfg.on || st_cfg.copy_bytes || (ev->flags & ST_EV_UDEFERRED))
+		return false;
+	if (!rescue && (want_copy || (ev->flags & (ST_EV_UNLOADED | ST_EV_UCOPY))))
 		return false;
 	if (n > ST_AGG_FRAMES) {
-		st_stat_inc(ST_STAT_AGG_DEEP);
+		if (!rescue)
+			st_stat_inc(ST_STAT_AGG_DEEP);
 		return false;
 	}
 	l.t->n = n;
 	hash = st_agg_hash(&l) & st_agg_cfg.hash_mask;
 	l.stored = st_agg_stack_of((struct st_agg_stack *)ev, hash);
 	if (!l.stored) {
-		st_stat_inc(ST_STAT_AGG_FULL);
+		if (!rescue)
+			st_stat_inc(ST_STAT_AGG_FULL);
 		return false;
 	}
 	if (!st_agg_same(&l)) {
-		st_stat_inc(ST_STAT_AGG_COLLIDE);
+		if (!rescue)
+			st_stat_inc(ST_STAT_AGG_COLLIDE);
 		return false;
 	}
-	return st_agg_count(ev, hash);
+	return st_agg_count(ev, hash, rescue);
 }
 
 /*
@@ -340,7 +357,50 @@ static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 	__u32 zero = 0;
 	struct st_agg_tmp *t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
 
-	return t && st_agg_event_in(ev, want_copy, t);
+	return t && st_agg_event_in(ev, want_copy, t, false);
+}
+
+/*
+ * st_agg_rescue() - count in the kernel an event whose record finds no room
+ * in the ring buffer, rather than drop it: the first event of a key
+ * (counted from 1; user space meets its process when it reads the counts),
+ * and one that would have carried a stack copy (the walker met code user
+ * space has not loaded yet: the frames it found are counted, the copy
+ * forgone; st_event.ustop says where the walk ended). Counted apart
+ * (ST_STAT_AGG_RESCUED); what still cannot be counted here (a collision, a
+ * full map, a deferred event) stays a counted drop.
+ * @ev: as for st_agg_event(); a copy appended after its frames is ignored
+ *
+ * Return: true when counted.
+ */
+static __always_inline bool st_agg_rescue(struct st_event *ev)
+{
+	__u32 zero = 0;
+	struct st_agg_tmp *t;
+
+	if (!st_agg_cfg.on)
+		return false;
+	t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
+	if (!t)
+		return false;
+	ev->flags &= ~ST_EV_UCOPY;
+	if (!ev->ts)
+		ev->ts = bpf_ktime_get_ns();
+	return st_agg_event_in(ev, true, t, true);
+}
+
+/*
+ * st_agg_ring_crowded() - is the ring buffer more than half full? Then an
+ * event that can be counted in the kernel is counted here (st_agg_rescue())
+ * instead of sent: the other half stays for the records that have no other
+ * way (a process's exec and mappings, whose loss leaves its stacks without
+ * names), and a burst of 16 KiB stack copies (a process met before user
+ * space loaded its tables) cannot crowd them out.
+ */
+static __always_inline bool st_agg_ring_crowded(void)
+{
+	return st_agg_cfg.on && bpf_ringbuf_query(&st_events, BPF_RB_AVAIL_DATA) >
+					bpf_ringbuf_query(&st_events, BPF_RB_RING_SIZE) / 2;
 }
 
 #endif

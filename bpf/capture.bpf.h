@@ -239,7 +239,10 @@ static __always_inline struct st_scratch *st_capture_stacks(void *ctx, __u32 pro
  * st_capture_send() - count the record of @s in the kernel where it can be
  * (bpf/aggregate.bpf.h; a deferred one once its entry's user stack is
  * walked, bpf/defer_hold.bpf.h), else send it; then release @s. A record not
- * stamped yet (st_agg_lazy_clock()) is stamped here.
+ * stamped yet (st_agg_lazy_clock()) is stamped here. A record the ring
+ * buffer has no room for, or that would fill its last half, is counted in
+ * the kernel where it can be (st_agg_rescue()), and dropped (counted) only
+ * where it cannot.
  */
 static __always_inline void st_capture_send(struct st_scratch *s)
 {
@@ -247,7 +250,8 @@ static __always_inline void st_capture_send(struct st_scratch *s)
 	__u64 size;
 
 	if (((s->ev.flags & ST_EV_UDEFERRED) && st_defer_hold_event(&s->ev)) ||
-	    st_agg_event(&s->ev, s->want_copy)) {
+	    st_agg_event(&s->ev, s->want_copy) ||
+	    (st_agg_ring_crowded() && st_agg_rescue(&s->ev))) {
 		s->busy = 0;
 		return;
 	}
@@ -258,10 +262,10 @@ static __always_inline void st_capture_send(struct st_scratch *s)
 	barrier_var(size);
 	if (size > sizeof(s->ev) + sizeof(s->ips) + sizeof(s->copy))
 		size = sizeof(s->ev);
-	if (bpf_ringbuf_output(&st_events, &s->ev, size, st_rb_flags()))
-		st_stat_inc(ST_DROP_RINGBUF_FULL);
-	else
+	if (!bpf_ringbuf_output(&st_events, &s->ev, size, st_rb_flags()))
 		st_stat_inc(ST_STAT_SENT);
+	else if (!st_agg_rescue(&s->ev))
+		st_stat_inc(ST_DROP_RINGBUF_FULL);
 	s->busy = 0;
 }
 

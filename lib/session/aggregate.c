@@ -132,8 +132,10 @@ void agg_reader__report(const struct agg_reader *ar, const struct session *s, co
 		st_warn("%s: %llu in-kernel counts lost: their stack was not found", tool,
 			(unsigned long long)ar->missing);
 	if (!session__stats(s, st))
-		st_info("%s: %llu events counted in the kernel, %llu sent as records", tool,
-			(unsigned long long)st[ST_STAT_AGG], (unsigned long long)st[ST_STAT_SENT]);
+		st_info("%s: %llu events counted in the kernel, %llu sent as records, %llu counted "
+			"in the kernel for want of room", tool,
+			(unsigned long long)st[ST_STAT_AGG], (unsigned long long)st[ST_STAT_SENT],
+			(unsigned long long)st[ST_STAT_AGG_RESCUED]);
 }
 
 void agg_reader__free(struct agg_reader *ar)

@@ -88,3 +88,13 @@ TABLES_READY=1 run_traced burst "$CHAIN" 200000 -- count --debug --ringbuf-kb 4 
 	t:syscalls:sys_enter_getppid
 expect_eq agg-burst-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/burst.out")" 200000
 expect_eq agg-burst-no-drop "$(grep -c 'dropped' "$TMP/burst.err")" 0
+
+# 6. The same burst before the tables are built (--fast-start): the walker meets
+#    code user space has not loaded, and those events would come with 16 KiB
+#    stack copies, which never fit in a 4 KiB ring buffer; each is counted in
+#    the kernel instead, with the frames its walk found (st_agg_rescue()):
+#    all 200000 counted, no drop.
+run_traced rescue "$CHAIN" 200000 -- count --debug --fast-start --ringbuf-kb 4 -U -p @PID@ \
+	t:syscalls:sys_enter_getppid
+expect_eq agg-rescue-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/rescue.out")" 200000
+expect_eq agg-rescue-no-drop "$(grep -c 'dropped' "$TMP/rescue.err")" 0
