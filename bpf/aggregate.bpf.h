@@ -237,15 +237,18 @@ static __always_inline bool st_agg_same(struct st_agg_loop *l)
 	return !l->t->differ;
 }
 
+/* What st_agg_event_in() made of an event. */
+enum st_agg_result {
+	ST_AGG_NOT = -1,    /* not counted here (not eligible, collision, map full): send it */
+	ST_AGG_FIRST = 0,   /* the first of its key, made now with a count of 0: send it */
+	ST_AGG_COUNTED = 1, /* counted: send nothing */
+};
+
 /*
- * Adds the event to its count. @rescue: its record found no room, so the
- * first event of a key is counted here too (its count starts at 1), and
- * user space meets the process when it reads the counts.
- *
- * Return: true when counted here, false when the event must still be sent
- * (first of its key, map full).
+ * Adds the event to its count, or makes its key. @rescue: its record found
+ * no room (st_agg_rescue()): counted apart.
  */
-static __always_inline bool st_agg_count(struct st_event *ev, __u64 hash, bool rescue)
+static __always_inline int st_agg_count(struct st_event *ev, __u64 hash, bool rescue)
 {
 	struct st_agg_key key, *k = &key;
 	struct st_agg_val fresh = {}, *v;
@@ -266,29 +269,22 @@ static __always_inline bool st_agg_count(struct st_event *ev, __u64 hash, bool r
 		if (!ev->ts)
 			ev->ts = bpf_ktime_get_ns();
 		fresh.first_ts = ev->ts;
-		if (rescue) {
-			fresh.count = 1;
-			fresh.weight = ev->weight;
-		}
 		err = bpf_map_update_elem(&st_agg_counts, k, &fresh, BPF_NOEXIST);
-		if (!err) {
-			if (rescue)
-				st_stat_inc(ST_STAT_AGG_RESCUED);
-			return rescue;
-		}
+		if (!err)
+			return ST_AGG_FIRST;
 		if (err != -EEXIST) {
 			if (!rescue)
 				st_stat_inc(ST_STAT_AGG_FULL);
-			return false;
+			return ST_AGG_NOT;
 		}
 		v = bpf_map_lookup_elem(&st_agg_counts, k);
 		if (!v)
-			return false;
+			return ST_AGG_NOT;
 	}
 	__sync_fetch_and_add(&v->count, 1);
 	__sync_fetch_and_add(&v->weight, ev->weight);
 	st_stat_inc(rescue ? ST_STAT_AGG_RESCUED : ST_STAT_AGG);
-	return true;
+	return ST_AGG_COUNTED;
 }
 
 /*
@@ -310,23 +306,23 @@ static __always_inline bool st_agg_lazy_clock(void)
  * per-CPU one over. @rescue: see st_agg_rescue(); the reasons it fails were
  * counted by the first try, or are counted as the record's drop.
  *
- * Return: true when counted (send nothing), false when it must be sent.
+ * Return: an enum st_agg_result.
  */
-static __always_inline bool st_agg_event_in(struct st_event *ev, bool want_copy,
-					    struct st_agg_tmp *t, bool rescue)
+static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
+					   struct st_agg_tmp *t, bool rescue)
 {
 	struct st_agg_loop l = { .ev = (struct st_agg_stack *)ev, .t = t };
 	__u32 n = (__u32)ev->kdepth + ev->udepth;
 	__u64 hash;
 
 	if (!st_agg_cfg.on || st_cfg.copy_bytes || (ev->flags & ST_EV_UDEFERRED))
-		return false;
+		return ST_AGG_NOT;
 	if (!rescue && (want_copy || (ev->flags & (ST_EV_UNLOADED | ST_EV_UCOPY))))
-		return false;
+		return ST_AGG_NOT;
 	if (n > ST_AGG_FRAMES) {
 		if (!rescue)
 			st_stat_inc(ST_STAT_AGG_DEEP);
-		return false;
+		return ST_AGG_NOT;
 	}
 	l.t->n = n;
 	hash = st_agg_hash(&l) & st_agg_cfg.hash_mask;
@@ -334,12 +330,12 @@ static __always_inline bool st_agg_event_in(struct st_event *ev, bool want_copy,
 	if (!l.stored) {
 		if (!rescue)
 			st_stat_inc(ST_STAT_AGG_FULL);
-		return false;
+		return ST_AGG_NOT;
 	}
 	if (!st_agg_same(&l)) {
 		if (!rescue)
 			st_stat_inc(ST_STAT_AGG_COLLIDE);
-		return false;
+		return ST_AGG_NOT;
 	}
 	return st_agg_count(ev, hash, rescue);
 }
@@ -357,35 +353,35 @@ static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 	__u32 zero = 0;
 	struct st_agg_tmp *t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
 
-	return t && st_agg_event_in(ev, want_copy, t, false);
+	return t && st_agg_event_in(ev, want_copy, t, false) == ST_AGG_COUNTED;
 }
 
 /*
  * st_agg_rescue() - count in the kernel an event whose record finds no room
- * in the ring buffer, rather than drop it: the first event of a key
- * (counted from 1; user space meets its process when it reads the counts),
- * and one that would have carried a stack copy (the walker met code user
- * space has not loaded yet: the frames it found are counted, the copy
- * forgone; st_event.ustop says where the walk ended). Counted apart
- * (ST_STAT_AGG_RESCUED); what still cannot be counted here (a collision, a
- * full map, a deferred event) stays a counted drop.
+ * in the ring buffer, rather than drop it; one that would have carried a
+ * stack copy too (the walker met code user space has not loaded yet): the
+ * frames it found are counted, the copy forgone, and st_event.ustop says
+ * where the walk ended. Counted apart (ST_STAT_AGG_RESCUED). The first
+ * event of a key is not counted here (ST_AGG_FIRST): the caller sends it
+ * without a copy, so that user space meets its process and loads its
+ * tables, and calls again if even that finds no room. What cannot be
+ * counted here (a collision, a full map, a deferred event) stays a counted
+ * drop.
  * @ev: as for st_agg_event(); a copy appended after its frames is ignored
  *
- * Return: true when counted.
+ * Return: an enum st_agg_result.
  */
-static __always_inline bool st_agg_rescue(struct st_event *ev)
+static __always_inline int st_agg_rescue(struct st_event *ev)
 {
 	__u32 zero = 0;
 	struct st_agg_tmp *t;
 
 	if (!st_agg_cfg.on)
-		return false;
+		return ST_AGG_NOT;
 	t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
 	if (!t)
-		return false;
+		return ST_AGG_NOT;
 	ev->flags &= ~ST_EV_UCOPY;
-	if (!ev->ts)
-		ev->ts = bpf_ktime_get_ns();
 	return st_agg_event_in(ev, true, t, true);
 }
 

@@ -47,6 +47,21 @@ struct agg_reader *agg_reader__new(struct bpf_object *obj);
 int agg_reader__read(struct agg_reader *ar, agg_fn fn, void *ctx);
 
 /**
+ * agg_reader__read_gone() - agg_reader__read(), and the counts of the
+ * exited processes @pids read a last time and deleted from
+ * the kernel's map, so that on a busy machine the map holds the processes
+ * alive, not every process the run has seen. Exact: no event adds to them
+ * any more, as the kernel starts a process's counts anew (a new mappings
+ * generation) at its fork and at its exit, and the caller passes a process
+ * only well after its exit (a program that read the old generation has
+ * long finished).
+ *
+ * Return: as agg_reader__read().
+ */
+int agg_reader__read_gone(struct agg_reader *ar, const int *pids, size_t n, agg_fn fn,
+			  void *ctx);
+
+/**
  * agg_reader__report() - at exit: a warning if counts were lost (their
  * stack not found), and with --debug how many events the kernel counted and
  * how many came as records. NULL @ar is fine.

@@ -95,8 +95,9 @@ static __always_inline void offcpu__switch_in(struct task_struct *next)
 			if (!bpf_ringbuf_output(&st_events, &b->ev, sizeof(b->ev) + n * 8,
 						st_rb_flags()))
 				st_stat_inc(ST_STAT_SENT);
-			else if (!st_agg_rescue(&b->ev))
-				st_stat_inc(ST_DROP_RINGBUF_FULL);
+			else if (st_agg_rescue(&b->ev) != ST_AGG_COUNTED &&
+				 st_agg_rescue(&b->ev) != ST_AGG_COUNTED)
+				st_stat_inc(ST_DROP_RINGBUF_FULL); /* a key made, then counted */
 		}
 	}
 	bpf_map_delete_elem(&offcpu_start, &tid);
