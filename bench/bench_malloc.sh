@@ -49,11 +49,12 @@ build_loop() {
 
 tracer_cmd() {
 	CMD=(env --default-signal=INT)
+	# BANNER_IN: where the banner comes (stacktap's on stderr, the peers' on stdout)
 	case $1 in
-	stacktap) CMD+=("$ST" count u:c:malloc) BANNER='^Tracing' ;;
-	bcc) CMD+=(PYTHONUNBUFFERED=1 "$BCC" c:malloc) BANNER='^Tracing' ;;
+	stacktap) CMD+=("$ST" count u:c:malloc) BANNER='^Tracing' BANNER_IN=t.err ;;
+	bcc) CMD+=(PYTHONUNBUFFERED=1 "$BCC" c:malloc) BANNER='^Tracing' BANNER_IN=t.out ;;
 	bpftrace) CMD+=(bpftrace -e "uprobe:$LIBC:malloc { @[kstack, ustack] = count(); }")
-		BANNER='^Attaching' ;;
+		BANNER='^Attaching' BANNER_IN=t.out ;;
 	esac
 }
 
@@ -76,8 +77,7 @@ run_one() {
 		tracer_cmd "$tool"
 		"${CMD[@]}" > "$TMP/t.out" 2> "$TMP/t.err" &
 		tpid=$!
-		if ! wait_for "$TMP/t.out" "$BANNER" $ATTACH_TIMEOUT_S "$tpid" &&
-			! wait_for "$TMP/t.err" "$BANNER" 1 "$tpid"; then
+		if ! wait_for "$TMP/$BANNER_IN" "$BANNER" $ATTACH_TIMEOUT_S "$tpid"; then
 			REASON[$tool]="did not start: $(grep -v -e WARNING -e RLIMIT "$TMP/t.err" | tail -1)"
 			kill -9 "$tpid" "$wpid" 2>/dev/null
 			wait "$tpid" "$wpid" 2>/dev/null

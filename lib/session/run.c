@@ -11,6 +11,7 @@
 #include "lib/proc/source.h"
 #include "lib/record/recorder.h"
 #include "lib/record/replay.h"
+#include "lib/session/capture_maps.h"
 #include "lib/session/proc_events.h"
 #include "lib/session/run.h"
 #include "lib/sym/ksyms_source.h"
@@ -278,6 +279,7 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	int err;
 
 	r->common = common;
+	r->obj = obj;
 	r->tool = *so;
 	r->rec = recorder_active();
 	r->procs = procs__new();
@@ -361,6 +363,8 @@ void st_run__report(const struct st_run *r)
 		ksyms_source_report();
 	if (r->tables)
 		bpf_tables__report(r->tables, r->common->addrs || r->common->debug);
+	if (r->common->addrs || r->common->debug)
+		capture_maps_report(r->obj);
 	if ((r->tables || r->cu) && (r->common->addrs || r->common->debug))
 		table_cache__report();
 	if (r->copy)
