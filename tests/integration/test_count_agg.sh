@@ -100,9 +100,9 @@ expect_eq agg-rescue-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "
 expect_eq agg-rescue-no-drop "$(grep -c 'dropped' "$TMP/rescue.err")" 0
 
 # 7. Counts of exited processes are read a last time and deleted from the
-#    kernel's map (agg_reader__read_gone()): three processes one after the
-#    other, each counted whole in a map of one count, none finding it full.
-#    The same addresses in each (setarch -R), so they share one stored stack;
+#    kernel's map (agg_reader__read_gone()), and so are their stored stacks:
+#    three processes one after the other (each its own addresses, so its own
+#    stack), each counted whole in maps of one entry, none finding them full;
 #    each waits until the one before is settled (RUN_GONE_AGE_NS, 5 s).
 rm -f "$TMP/seq.w"
 "$ST" count -P -U --unwind=fp --debug --agg-entries 1 "u:$CHAIN:leaf" > "$TMP/seq.out" 2> "$TMP/seq.err" &
@@ -111,7 +111,7 @@ ST_PIDS+=("$SEQ_ST")
 if wait_for_line "$TMP/seq.err" '^Tracing'; then
 	: > "$TMP/seq.want"
 	for n in 300 500 700; do
-		setarch -R "$CHAIN" "$n" >> "$TMP/seq.w" & p=$!
+		"$CHAIN" "$n" >> "$TMP/seq.w" & p=$!
 		wait "$p"
 		printf 'chain_fp [%s] %s\n' "$p" "$n" >> "$TMP/seq.want"
 		[ "$n" = 700 ] || sleep 6.5
@@ -123,7 +123,7 @@ if wait_for_line "$TMP/seq.err" '^Tracing'; then
 	expect_file_eq agg-gone-exact "$TMP/seq.counts" "$TMP/seq.want"
 	expect_eq agg-gone-never-full "$(grep -c 'its map was full' "$TMP/seq.err")" 0
 	expect_eq agg-gone-deleted \
-		"$(sed -n 's/^stacktap: count: .* \([0-9]*\) counts of exited processes deleted$/\1/p' "$TMP/seq.err")" 2
+		"$(sed -n 's/^stacktap: count: .* \([0-9]*\) counts and \([0-9]*\) stacks of exited processes deleted$/\1 \2/p' "$TMP/seq.err")" "2 2"
 else
 	fail agg-gone "tracer not attached"
 fi
