@@ -386,17 +386,19 @@ static __always_inline int st_agg_rescue(struct st_event *ev)
 }
 
 /*
- * st_agg_ring_crowded() - is the ring buffer more than half full? Then an
- * event that can be counted in the kernel is counted here (st_agg_rescue())
- * instead of sent: the other half stays for the records that have no other
- * way (a process's exec and mappings, whose loss leaves its stacks without
- * names), and a burst of 16 KiB stack copies (a process met before user
- * space loaded its tables) cannot crowd them out.
+ * st_agg_ring_above() - is the ring buffer more than @quarters quarters
+ * full? Events that can be counted in the kernel leave it room: above half
+ * they are counted here (st_agg_rescue()) instead of sent, and above three
+ * quarters so is the first event of a new key, which below goes as a small
+ * record. The last quarter is for the records that have no other way (a
+ * process's exec and mappings, whose loss leaves its stacks without names;
+ * a stack too deep to store), and a burst of 16 KiB stack copies (a process
+ * met before user space loaded its tables) cannot crowd them out.
  */
-static __always_inline bool st_agg_ring_crowded(void)
+static __always_inline bool st_agg_ring_above(__u32 quarters)
 {
 	return st_agg_cfg.on && bpf_ringbuf_query(&st_events, BPF_RB_AVAIL_DATA) >
-					bpf_ringbuf_query(&st_events, BPF_RB_RING_SIZE) / 2;
+					bpf_ringbuf_query(&st_events, BPF_RB_RING_SIZE) / 4 * quarters;
 }
 
 #endif

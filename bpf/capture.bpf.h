@@ -257,9 +257,10 @@ static __always_inline long st_capture_output(struct st_scratch *s, __u32 copy)
 
 /*
  * A record with no room (the ring buffer refused it, or it is more than
- * half full, st_agg_ring_crowded()): counted in the kernel where it can be;
+ * half full, st_agg_ring_above()): counted in the kernel where it can be;
  * the first of its key sent without a stack copy, a small record, or
- * counted too when even that finds no room. Return: true when it is either.
+ * counted too when even that finds no room or the ring is three quarters
+ * full. Return: true when it is either.
  */
 static __always_inline bool st_capture_rescue(struct st_scratch *s)
 {
@@ -267,7 +268,8 @@ static __always_inline bool st_capture_rescue(struct st_scratch *s)
 
 	if (r != ST_AGG_FIRST)
 		return r == ST_AGG_COUNTED;
-	return !st_capture_output(s, 0) || st_agg_rescue(&s->ev) == ST_AGG_COUNTED;
+	return (!st_agg_ring_above(3) && !st_capture_output(s, 0)) ||
+	       st_agg_rescue(&s->ev) == ST_AGG_COUNTED;
 }
 
 /*
@@ -285,7 +287,7 @@ static __always_inline void st_capture_send(struct st_scratch *s)
 		s->busy = 0;
 		return;
 	}
-	if ((st_agg_ring_crowded() || st_capture_output(s, st_copy_bytes(s))) &&
+	if ((st_agg_ring_above(2) || st_capture_output(s, st_copy_bytes(s))) &&
 	    !st_capture_rescue(s))
 		st_stat_inc(ST_DROP_RINGBUF_FULL);
 	s->busy = 0;
