@@ -300,6 +300,22 @@ static __always_inline bool st_agg_lazy_clock(void)
 }
 
 /*
+ * A stack too deep to store whose record found no room: its user part cut
+ * to what a stored stack holds, marked cut at the depth limit (as
+ * --max-user-depth would), rather than lost. Its own key: the end mark is
+ * part of it. Return: false when even the kernel part is too deep.
+ */
+static __always_inline bool st_agg_cut(struct st_event *ev)
+{
+	if (ev->kdepth >= ST_AGG_FRAMES)
+		return false;
+	ev->udepth = ST_AGG_FRAMES - ev->kdepth;
+	ev->flags |= ST_EV_UTRUNC;
+	ev->ustop = ST_USTOP_DEPTH;
+	return true;
+}
+
+/*
  * st_agg_event_in() - st_agg_event() with the hash and comparison state in
  * @t: a sleepable program (the deferred walk's callback, bpf/defer_hold.bpf.h)
  * may be preempted halfway, and the next program on its CPU would take the
@@ -313,16 +329,23 @@ static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
 {
 	struct st_agg_loop l = { .ev = (struct st_agg_stack *)ev, .t = t };
 	__u32 n = (__u32)ev->kdepth + ev->udepth;
+	bool cut = false;
 	__u64 hash;
+	int res;
 
 	if (!st_agg_cfg.on || st_cfg.copy_bytes || (ev->flags & ST_EV_UDEFERRED))
 		return ST_AGG_NOT;
 	if (!rescue && (want_copy || (ev->flags & (ST_EV_UNLOADED | ST_EV_UCOPY))))
 		return ST_AGG_NOT;
 	if (n > ST_AGG_FRAMES) {
-		if (!rescue)
+		if (!rescue) {
 			st_stat_inc(ST_STAT_AGG_DEEP);
-		return ST_AGG_NOT;
+			return ST_AGG_NOT;
+		}
+		if (!st_agg_cut(ev))
+			return ST_AGG_NOT;
+		n = ST_AGG_FRAMES;
+		cut = true;
 	}
 	l.t->n = n;
 	hash = st_agg_hash(&l) & st_agg_cfg.hash_mask;
@@ -337,7 +360,10 @@ static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
 			st_stat_inc(ST_STAT_AGG_COLLIDE);
 		return ST_AGG_NOT;
 	}
-	return st_agg_count(ev, hash, rescue);
+	res = st_agg_count(ev, hash, rescue);
+	if (cut && res == ST_AGG_COUNTED)
+		st_stat_inc(ST_STAT_AGG_CUT);
+	return res;
 }
 
 /*

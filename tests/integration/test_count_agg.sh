@@ -127,3 +127,15 @@ if wait_for_line "$TMP/seq.err" '^Tracing'; then
 else
 	fail agg-gone "tracer not attached"
 fi
+
+# 8. Stacks too deep to store (600 user frames: deeper than ST_AGG_FRAMES) travel
+#    as records, ~5 KiB each, which a 4 KiB ring buffer never takes; each is
+#    counted in the kernel with its user stack cut to fit, marked truncated
+#    (st_agg_cut()): all 2000 counted, no drop; all but the first, which
+#    goes cut as a small record, so that user space meets the key.
+TABLES_READY=1 run_traced deepcut "$W/deep_nofp" 600 2000 -- count --debug --ringbuf-kb 4 \
+	--max-user-depth 1024 -p @PID@ t:syscalls:sys_enter_getppid
+expect_eq agg-cut-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/deepcut.out")" 2000
+expect_eq agg-cut-no-drop "$(grep -c 'dropped' "$TMP/deepcut.err")" 0
+expect_eq agg-cut-counted \
+	"$(sed -n 's/^stacktap: \([0-9]*\) events of those too deep to store: user stack cut.*/\1/p' "$TMP/deepcut.err")" 1999
