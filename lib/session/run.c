@@ -68,7 +68,12 @@ static void run__maps_changed(void *ctx, int pid, const struct proc_map *maps, s
 {
 	struct st_run *r = ctx;
 
-	if (r->tables)
+	/*
+	 * Once stopped, no walk will use the tables: building them for the
+	 * processes in the records still drained (the exec'ed compilers of a
+	 * busy machine) kept a system-wide count from exiting for minutes.
+	 */
+	if (r->tables && !(r->session && session__draining(r->session)))
 		bpf_tables__set_maps(r->tables, pid, maps, n);
 	if (r->cu)
 		copy_unwinder__set_maps(r->cu, pid, maps, n);
