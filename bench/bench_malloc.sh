@@ -49,11 +49,12 @@ build_loop() {
 
 tracer_cmd() {
 	CMD=(env --default-signal=INT)
+	# BANNER_IN: where the banner comes (stacktap's on stderr, the peers' on stdout)
 	case $1 in
-	stacktap) CMD+=("$ST" count u:c:malloc) BANNER='^Tracing' ;;
-	bcc) CMD+=(PYTHONUNBUFFERED=1 "$BCC" c:malloc) BANNER='^Tracing' ;;
+	stacktap) CMD+=("$ST" count u:c:malloc) BANNER='^Tracing' BANNER_IN=t.err ;;
+	bcc) CMD+=(PYTHONUNBUFFERED=1 "$BCC" c:malloc) BANNER='^Tracing' BANNER_IN=t.out ;;
 	bpftrace) CMD+=(bpftrace -e "uprobe:$LIBC:malloc { @[kstack, ustack] = count(); }")
-		BANNER='^Attaching' ;;
+		BANNER='^Attaching' BANNER_IN=t.out ;;
 	esac
 }
 
@@ -76,8 +77,7 @@ run_one() {
 		tracer_cmd "$tool"
 		"${CMD[@]}" > "$TMP/t.out" 2> "$TMP/t.err" &
 		tpid=$!
-		if ! wait_for "$TMP/t.out" "$BANNER" $ATTACH_TIMEOUT_S "$tpid" &&
-			! wait_for "$TMP/t.err" "$BANNER" 1 "$tpid"; then
+		if ! wait_for "$TMP/$BANNER_IN" "$BANNER" $ATTACH_TIMEOUT_S "$tpid"; then
 			REASON[$tool]="did not start: $(grep -v -e WARNING -e RLIMIT "$TMP/t.err" | tail -1)"
 			kill -9 "$tpid" "$wpid" 2>/dev/null
 			wait "$tpid" "$wpid" 2>/dev/null
@@ -97,14 +97,20 @@ run_one() {
 		kill -0 "$tpid" 2>/dev/null || break
 		sleep 0.05
 	done
-	kill -0 "$tpid" 2>/dev/null && { note "$tool hangs after SIGINT, killed"; kill -9 "$tpid"; }
+	if kill -0 "$tpid" 2>/dev/null; then
+		# where it hangs, for whoever reads the bench's stderr
+		note "$tool hangs after SIGINT, killed; its threads' stacks:"
+		eu-stack -p "$tpid" 2>&1 | head -60 >&2 # env execs the tool: same pid
+		kill -9 "$tpid"
+	fi
 	wait "$tpid"
 	echo "done" > "$TMP/go"
 	wait "$wpid"
 	COUNTED[$tool]+="$(counted "$TMP/t.out") "
 	MISSED[$tool]+="$((calls - $(counted "$TMP/t.out"))) "
 	[ "$tool" = stacktap ] &&
-		SAYS[$tool]=$(grep -v -e '^Tracing' "$TMP/t.err" | tr '\n' ';' | sed 's/;$//')
+		SAYS[$tool]+="round $ROUND: $(grep -v -e '^Tracing' "$TMP/t.err" | tr '\n' ';' | sed 's/;$//')
+"
 	return 0
 }
 
@@ -122,6 +128,7 @@ main() {
 	echo "$(date -u '+%F %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "u:c:malloc system-wide, $THREADS malloc threads for $SECS s; $REPS round(s)"
 	for ((r = 0; r < REPS; r++)); do
+		ROUND=$((r + 1))
 		for t in "${TOOLS[@]}"; do
 			[ -n "${REASON[$t]:-}" ] && [ "$t" != stacktap ] && continue
 			run_one "$t"
@@ -141,7 +148,8 @@ main() {
 			"$(awk -v m="$(echo "${MISSED[$t]}" | median)" -v c="$(echo "${COUNTED[$t]}" | median)" \
 				'BEGIN { if (m + c > 0) printf "%.1f%%", 100 * m / (m + c) }')"
 	done
-	echo "stacktap said: ${SAYS[stacktap]:-nothing}"
+	printf 'stacktap said, each round:\n%s' "${SAYS[stacktap]:-nothing
+}"
 	echo "(medians of $REPS round(s); slowdown = untraced calls/s over traced; counted: stacks"
 	echo "through malloc_worker; missed: the workload's calls minus counted)"
 	echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"

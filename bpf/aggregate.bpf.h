@@ -237,11 +237,18 @@ static __always_inline bool st_agg_same(struct st_agg_loop *l)
 	return !l->t->differ;
 }
 
+/* What st_agg_event_in() made of an event. */
+enum st_agg_result {
+	ST_AGG_NOT = -1,    /* not counted here (not eligible, collision, map full): send it */
+	ST_AGG_FIRST = 0,   /* the first of its key, made now with a count of 0: send it */
+	ST_AGG_COUNTED = 1, /* counted: send nothing */
+};
+
 /*
- * Adds the event to its count. Return: true when counted here, false when
- * the event must still be sent (first of its key, map full).
+ * Adds the event to its count, or makes its key. @rescue: its record found
+ * no room (st_agg_rescue()): counted apart.
  */
-static __always_inline bool st_agg_count(struct st_event *ev, __u64 hash)
+static __always_inline int st_agg_count(struct st_event *ev, __u64 hash, bool rescue)
 {
 	struct st_agg_key key, *k = &key;
 	struct st_agg_val fresh = {}, *v;
@@ -264,19 +271,20 @@ static __always_inline bool st_agg_count(struct st_event *ev, __u64 hash)
 		fresh.first_ts = ev->ts;
 		err = bpf_map_update_elem(&st_agg_counts, k, &fresh, BPF_NOEXIST);
 		if (!err)
-			return false;
+			return ST_AGG_FIRST;
 		if (err != -EEXIST) {
-			st_stat_inc(ST_STAT_AGG_FULL);
-			return false;
+			if (!rescue)
+				st_stat_inc(ST_STAT_AGG_FULL);
+			return ST_AGG_NOT;
 		}
 		v = bpf_map_lookup_elem(&st_agg_counts, k);
 		if (!v)
-			return false;
+			return ST_AGG_NOT;
 	}
 	__sync_fetch_and_add(&v->count, 1);
 	__sync_fetch_and_add(&v->weight, ev->weight);
-	st_stat_inc(ST_STAT_AGG);
-	return true;
+	st_stat_inc(rescue ? ST_STAT_AGG_RESCUED : ST_STAT_AGG);
+	return ST_AGG_COUNTED;
 }
 
 /*
@@ -292,39 +300,70 @@ static __always_inline bool st_agg_lazy_clock(void)
 }
 
 /*
+ * A stack too deep to store whose record found no room: its user part cut
+ * to what a stored stack holds, marked cut at the depth limit (as
+ * --max-user-depth would), rather than lost. Its own key: the end mark is
+ * part of it. Return: false when even the kernel part is too deep.
+ */
+static __always_inline bool st_agg_cut(struct st_event *ev)
+{
+	if (ev->kdepth >= ST_AGG_FRAMES)
+		return false;
+	ev->udepth = ST_AGG_FRAMES - ev->kdepth;
+	ev->flags |= ST_EV_UTRUNC;
+	ev->ustop = ST_USTOP_DEPTH;
+	return true;
+}
+
+/*
  * st_agg_event_in() - st_agg_event() with the hash and comparison state in
  * @t: a sleepable program (the deferred walk's callback, bpf/defer_hold.bpf.h)
  * may be preempted halfway, and the next program on its CPU would take the
- * per-CPU one over.
+ * per-CPU one over. @rescue: see st_agg_rescue(); the reasons it fails were
+ * counted by the first try, or are counted as the record's drop.
  *
- * Return: true when counted (send nothing), false when it must be sent.
+ * Return: an enum st_agg_result.
  */
-static __always_inline bool st_agg_event_in(struct st_event *ev, bool want_copy,
-					    struct st_agg_tmp *t)
+static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
+					   struct st_agg_tmp *t, bool rescue)
 {
 	struct st_agg_loop l = { .ev = (struct st_agg_stack *)ev, .t = t };
 	__u32 n = (__u32)ev->kdepth + ev->udepth;
+	bool cut = false;
 	__u64 hash;
+	int res;
 
-	if (!st_agg_cfg.on || st_cfg.copy_bytes || want_copy ||
-	    (ev->flags & (ST_EV_UDEFERRED | ST_EV_UNLOADED | ST_EV_UCOPY)))
-		return false;
+	if (!st_agg_cfg.on || st_cfg.copy_bytes || (ev->flags & ST_EV_UDEFERRED))
+		return ST_AGG_NOT;
+	if (!rescue && (want_copy || (ev->flags & (ST_EV_UNLOADED | ST_EV_UCOPY))))
+		return ST_AGG_NOT;
 	if (n > ST_AGG_FRAMES) {
-		st_stat_inc(ST_STAT_AGG_DEEP);
-		return false;
+		if (!rescue) {
+			st_stat_inc(ST_STAT_AGG_DEEP);
+			return ST_AGG_NOT;
+		}
+		if (!st_agg_cut(ev))
+			return ST_AGG_NOT;
+		n = ST_AGG_FRAMES;
+		cut = true;
 	}
 	l.t->n = n;
 	hash = st_agg_hash(&l) & st_agg_cfg.hash_mask;
 	l.stored = st_agg_stack_of((struct st_agg_stack *)ev, hash);
 	if (!l.stored) {
-		st_stat_inc(ST_STAT_AGG_FULL);
-		return false;
+		if (!rescue)
+			st_stat_inc(ST_STAT_AGG_FULL);
+		return ST_AGG_NOT;
 	}
 	if (!st_agg_same(&l)) {
-		st_stat_inc(ST_STAT_AGG_COLLIDE);
-		return false;
+		if (!rescue)
+			st_stat_inc(ST_STAT_AGG_COLLIDE);
+		return ST_AGG_NOT;
 	}
-	return st_agg_count(ev, hash);
+	res = st_agg_count(ev, hash, rescue);
+	if (cut && res == ST_AGG_COUNTED)
+		st_stat_inc(ST_STAT_AGG_CUT);
+	return res;
 }
 
 /*
@@ -340,7 +379,52 @@ static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 	__u32 zero = 0;
 	struct st_agg_tmp *t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
 
-	return t && st_agg_event_in(ev, want_copy, t);
+	return t && st_agg_event_in(ev, want_copy, t, false) == ST_AGG_COUNTED;
+}
+
+/*
+ * st_agg_rescue() - count in the kernel an event whose record finds no room
+ * in the ring buffer, rather than drop it; one that would have carried a
+ * stack copy too (the walker met code user space has not loaded yet): the
+ * frames it found are counted, the copy forgone, and st_event.ustop says
+ * where the walk ended. Counted apart (ST_STAT_AGG_RESCUED). The first
+ * event of a key is not counted here (ST_AGG_FIRST): the caller sends it
+ * without a copy, so that user space meets its process and loads its
+ * tables, and calls again if even that finds no room. What cannot be
+ * counted here (a collision, a full map, a deferred event) stays a counted
+ * drop.
+ * @ev: as for st_agg_event(); a copy appended after its frames is ignored
+ *
+ * Return: an enum st_agg_result.
+ */
+static __always_inline int st_agg_rescue(struct st_event *ev)
+{
+	__u32 zero = 0;
+	struct st_agg_tmp *t;
+
+	if (!st_agg_cfg.on)
+		return ST_AGG_NOT;
+	t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
+	if (!t)
+		return ST_AGG_NOT;
+	ev->flags &= ~ST_EV_UCOPY;
+	return st_agg_event_in(ev, true, t, true);
+}
+
+/*
+ * st_agg_ring_above() - is the ring buffer more than @quarters quarters
+ * full? Events that can be counted in the kernel leave it room: above half
+ * they are counted here (st_agg_rescue()) instead of sent, and above three
+ * quarters so is the first event of a new key, which below goes as a small
+ * record. The last quarter is for the records that have no other way (a
+ * process's exec and mappings, whose loss leaves its stacks without names;
+ * a stack too deep to store), and a burst of 16 KiB stack copies (a process
+ * met before user space loaded its tables) cannot crowd them out.
+ */
+static __always_inline bool st_agg_ring_above(__u32 quarters)
+{
+	return st_agg_cfg.on && bpf_ringbuf_query(&st_events, BPF_RB_AVAIL_DATA) >
+					bpf_ringbuf_query(&st_events, BPF_RB_RING_SIZE) / 4 * quarters;
 }
 
 #endif

@@ -235,33 +235,61 @@ static __always_inline struct st_scratch *st_capture_stacks(void *ctx, __u32 pro
 	return st_capture_begin(ctx, probe_id, weight, true);
 }
 
+/* Sends @s's record, its frames and @copy bytes of stack. Return: 0, or -errno (no room). */
+static __always_inline long st_capture_output(struct st_scratch *s, __u32 copy)
+{
+	__u32 n = (__u32)s->ev.kdepth + s->ev.udepth;
+	__u64 size;
+	long err;
+
+	if (!s->ev.ts)
+		s->ev.ts = bpf_ktime_get_ns();
+	size = sizeof(s->ev) + (__u64)n * 8 + st_capture_copy(s, n, copy);
+	/* The bound must sit on the register that is used: keep clang from copying it. */
+	barrier_var(size);
+	if (size > sizeof(s->ev) + sizeof(s->ips) + sizeof(s->copy))
+		size = sizeof(s->ev);
+	err = bpf_ringbuf_output(&st_events, &s->ev, size, st_rb_flags());
+	if (!err)
+		st_stat_inc(ST_STAT_SENT);
+	return err;
+}
+
+/*
+ * A record with no room (the ring buffer refused it, or it is more than
+ * half full, st_agg_ring_above()): counted in the kernel where it can be;
+ * the first of its key sent without a stack copy, a small record, or
+ * counted too when even that finds no room or the ring is three quarters
+ * full. Return: true when it is either.
+ */
+static __always_inline bool st_capture_rescue(struct st_scratch *s)
+{
+	int r = st_agg_rescue(&s->ev);
+
+	if (r != ST_AGG_FIRST)
+		return r == ST_AGG_COUNTED;
+	return (!st_agg_ring_above(3) && !st_capture_output(s, 0)) ||
+	       st_agg_rescue(&s->ev) == ST_AGG_COUNTED;
+}
+
 /*
  * st_capture_send() - count the record of @s in the kernel where it can be
  * (bpf/aggregate.bpf.h; a deferred one once its entry's user stack is
  * walked, bpf/defer_hold.bpf.h), else send it; then release @s. A record not
- * stamped yet (st_agg_lazy_clock()) is stamped here.
+ * stamped yet (st_agg_lazy_clock()) is stamped here. One with no room is
+ * counted in the kernel where it can be (st_capture_rescue()), and dropped
+ * (counted) only where it cannot.
  */
 static __always_inline void st_capture_send(struct st_scratch *s)
 {
-	__u32 n = (__u32)s->ev.kdepth + s->ev.udepth;
-	__u64 size;
-
 	if (((s->ev.flags & ST_EV_UDEFERRED) && st_defer_hold_event(&s->ev)) ||
 	    st_agg_event(&s->ev, s->want_copy)) {
 		s->busy = 0;
 		return;
 	}
-	if (!s->ev.ts)
-		s->ev.ts = bpf_ktime_get_ns();
-	size = sizeof(s->ev) + (__u64)n * 8 + st_capture_copy(s, n, st_copy_bytes(s));
-	/* The bound must sit on the register that is used: keep clang from copying it. */
-	barrier_var(size);
-	if (size > sizeof(s->ev) + sizeof(s->ips) + sizeof(s->copy))
-		size = sizeof(s->ev);
-	if (bpf_ringbuf_output(&st_events, &s->ev, size, st_rb_flags()))
+	if ((st_agg_ring_above(2) || st_capture_output(s, st_copy_bytes(s))) &&
+	    !st_capture_rescue(s))
 		st_stat_inc(ST_DROP_RINGBUF_FULL);
-	else
-		st_stat_inc(ST_STAT_SENT);
 	s->busy = 0;
 }
 

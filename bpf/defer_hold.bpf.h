@@ -150,16 +150,17 @@ static __always_inline bool st_defer_hold_join(struct st_defer_held *j, const __
 	j->ev.flags = (j->ev.flags & ~ST_EV_UDEFERRED) | uflags;
 	j->ev.cookie = 0;
 	st_stat_inc(ST_STAT_JOINED);
-	if (st_agg_event_in(&j->ev, false, &j->tmp))
+	if (st_agg_event_in(&j->ev, false, &j->tmp, false) == ST_AGG_COUNTED)
 		return true;
 	size = sizeof(j->ev) + (__u64)kd * 8 + n;
 	barrier_var(size);
 	if (size > sizeof(j->ev) + sizeof(j->ips))
 		size = sizeof(j->ev);
-	if (bpf_ringbuf_output(&st_events, &j->ev, size, st_rb_flags()))
-		st_stat_inc(ST_DROP_RINGBUF_FULL);
-	else
+	if (!bpf_ringbuf_output(&st_events, &j->ev, size, st_rb_flags()))
 		st_stat_inc(ST_STAT_SENT);
+	else if (st_agg_event_in(&j->ev, true, &j->tmp, true) != ST_AGG_COUNTED &&
+		 st_agg_event_in(&j->ev, true, &j->tmp, true) != ST_AGG_COUNTED)
+		st_stat_inc(ST_DROP_RINGBUF_FULL); /* see st_agg_rescue(): a key made, then counted */
 	return true;
 }
 

@@ -68,9 +68,13 @@ static __always_inline struct st_proc_event *st_proc_record(__u32 pid, __u16 wha
 
 	if (!pe)
 		return NULL;
-	/* Code came or went (exec, map, unmap): in-kernel counts start anew. */
-	if (what != ST_PROC_FORK && what != ST_PROC_EXIT)
-		st_agg_mappings_changed(pid);
+	/*
+	 * Code came or went (exec, map, unmap): in-kernel counts start anew. So
+	 * they do at a fork and at the exit, so that a reused pid never adds to
+	 * an exited process's counts, which user space reads one last time and
+	 * deletes (agg_reader__read_gone()).
+	 */
+	st_agg_mappings_changed(pid);
 	pe->kind = ST_REC_PROC;
 	pe->what = what;
 	pe->pid = pid;

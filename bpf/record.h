@@ -220,6 +220,8 @@ enum st_stat {
 	ST_STAT_AGG_DEEP,       /* sent as a record: deeper than a stored stack holds */
 	ST_DROP_BLOCK_FULL,     /* offcpu: a switch-out not kept, its tasks-off-CPU table full */
 	ST_STAT_JOINED,         /* deferred events joined to their user stack in the kernel */
+	ST_STAT_AGG_RESCUED,    /* counted in the kernel where its record found no room: not a loss */
+	ST_STAT_AGG_CUT,        /* of those, too deep to store: counted with the user stack cut */
 	ST_STAT_MAX,
 };
 

@@ -207,7 +207,7 @@ int raw_stacks__settle_gone(struct raw_stacks *rs, struct agg_reader *agg, agg_f
 			    const int *pids, size_t n, const char *tool)
 {
 	size_t i;
-	int err = agg ? agg_reader__read(agg, fn, ctx) : 0;
+	int err = agg ? agg_reader__read_gone(agg, pids, n, fn, ctx) : 0;
 
 	if (err)
 		st_err("%s: reading the in-kernel counts: %s", tool, strerror(-err));

@@ -18,6 +18,11 @@ struct agg_reader {
 	struct stack_store *seen; /* key -> the count and weight at the last read */
 	struct st_agg_stack stack; /* the one being read */
 	uint64_t missing;
+	struct st_agg_key *gone; /* counts of exited processes, deleted after the scan */
+	size_t ngone, gone_cap;
+	uint64_t *live; /* stack hashes the other counts name, while gone ones are deleted */
+	size_t nlive, live_cap;
+	uint64_t deleted, stacks_deleted;
 };
 
 int agg_size(struct bpf_object *obj, uint32_t entries)
@@ -102,24 +107,145 @@ static int agg__emit(struct agg_reader *ar, const struct st_agg_key *k,
 	return fn(ctx, &ev, (const uint64_t *)ar->stack.ips, count, weight);
 }
 
-int agg_reader__read(struct agg_reader *ar, agg_fn fn, void *ctx)
+static int agg__cmp_pid(const void *a, const void *b)
 {
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Notes @k for deletion once the scan is over (a deleted key would restart the scan). */
+static int agg__note_gone(struct agg_reader *ar, const struct st_agg_key *k)
+{
+	if (ar->ngone == ar->gone_cap) {
+		size_t cap = ar->gone_cap ? ar->gone_cap * 2 : 256;
+		struct st_agg_key *v = realloc(ar->gone, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ar->gone = v;
+		ar->gone_cap = cap;
+	}
+	ar->gone[ar->ngone++] = *k;
+	return 0;
+}
+
+/* Notes that a count of a live process names the stack @hash. */
+static int agg__note_live(struct agg_reader *ar, uint64_t hash)
+{
+	if (ar->nlive == ar->live_cap) {
+		size_t cap = ar->live_cap ? ar->live_cap * 2 : 1024;
+		uint64_t *v = realloc(ar->live, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ar->live = v;
+		ar->live_cap = cap;
+	}
+	ar->live[ar->nlive++] = hash;
+	return 0;
+}
+
+static int agg__cmp_hash(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The stored stacks of the deleted counts that no other count named during
+ * the scan go too: else the stack map fills with the stacks of exited
+ * processes, and from then on new stacks come as records. Should a count
+ * made meanwhile name one (a live process's first event of that very stack,
+ * between the scan and now), its first event travelled as a record all the
+ * same, and a later read of it finds no stack: counted and warned
+ * (agg_reader__report()), never silent.
+ */
+static void agg__drop_stacks(struct agg_reader *ar)
+{
+	size_t i;
+
+	qsort(ar->live, ar->nlive, sizeof(*ar->live), agg__cmp_hash);
+	for (i = 0; i < ar->ngone; i++) {
+		uint64_t h = ar->gone[i].hash;
+
+		if (bsearch(&h, ar->live, ar->nlive, sizeof(*ar->live), agg__cmp_hash))
+			continue;
+		if (!bpf_map_delete_elem(ar->stacks_fd, &h))
+			ar->stacks_deleted++;
+	}
+}
+
+/*
+ * The last read of a gone process's count: taken out of the map and read in
+ * one step (no event can add to it any more, see agg_reader__read_gone()),
+ * and its growth handed out. The key's last value is forgotten (0), so a key
+ * made again later starts from nothing, as the kernel's does.
+ */
+static int agg__take(struct agg_reader *ar, const struct st_agg_key *k, agg_fn fn, void *ctx)
+{
+	struct st_agg_val v;
+	uint64_t count, weight;
+	struct stack_entry *e;
+	int err;
+
+	if (bpf_map_lookup_and_delete_elem(ar->counts_fd, k, &v))
+		return 0;
+	ar->deleted++;
+	err = agg__delta(ar, k, &v, &count, &weight);
+	if (!err && count)
+		err = agg__emit(ar, k, &v, count, weight, fn, ctx);
+	e = stack_store__merge(ar->seen, k, sizeof(*k), 0, 0);
+	if (e)
+		e->count = e->weight = 0;
+	return err;
+}
+
+int agg_reader__read_gone(struct agg_reader *ar, const int *gone, size_t n, agg_fn fn, void *ctx)
+{
+	int *pids = n ? malloc(n * sizeof(*pids)) : NULL;
 	struct st_agg_key key, next;
 	struct st_agg_val v;
 	uint64_t count, weight;
 	void *prev = NULL;
-	int err = 0;
+	size_t i;
+	int err = 0, pid;
 
+	if (n && !pids)
+		return -ENOMEM;
+	if (n) {
+		memcpy(pids, gone, n * sizeof(*pids));
+		qsort(pids, n, sizeof(*pids), agg__cmp_pid);
+	}
+	ar->ngone = ar->nlive = 0;
 	while (!err && !bpf_map_get_next_key(ar->counts_fd, prev, &next)) {
 		key = next;
 		prev = &key;
+		pid = (int)key.pid;
+		if (n && bsearch(&pid, pids, n, sizeof(*pids), agg__cmp_pid)) {
+			err = agg__note_gone(ar, &key);
+			continue;
+		}
+		if (n && (err = agg__note_live(ar, key.hash)))
+			break;
 		if (bpf_map_lookup_elem(ar->counts_fd, &key, &v))
 			continue;
 		err = agg__delta(ar, &key, &v, &count, &weight);
 		if (!err && count)
 			err = agg__emit(ar, &key, &v, count, weight, fn, ctx);
 	}
+	for (i = 0; i < ar->ngone && !err; i++)
+		err = agg__take(ar, &ar->gone[i], fn, ctx);
+	if (!err && ar->ngone)
+		agg__drop_stacks(ar);
+	free(pids);
 	return err;
+}
+
+int agg_reader__read(struct agg_reader *ar, agg_fn fn, void *ctx)
+{
+	return agg_reader__read_gone(ar, NULL, 0, fn, ctx);
 }
 
 void agg_reader__report(const struct agg_reader *ar, const struct session *s, const char *tool)
@@ -132,8 +258,12 @@ void agg_reader__report(const struct agg_reader *ar, const struct session *s, co
 		st_warn("%s: %llu in-kernel counts lost: their stack was not found", tool,
 			(unsigned long long)ar->missing);
 	if (!session__stats(s, st))
-		st_info("%s: %llu events counted in the kernel, %llu sent as records", tool,
-			(unsigned long long)st[ST_STAT_AGG], (unsigned long long)st[ST_STAT_SENT]);
+		st_info("%s: %llu events counted in the kernel, %llu sent as records, %llu counted "
+			"in the kernel for want of room; %llu counts and %llu stacks of exited "
+			"processes deleted",
+			tool, (unsigned long long)st[ST_STAT_AGG], (unsigned long long)st[ST_STAT_SENT],
+			(unsigned long long)st[ST_STAT_AGG_RESCUED], (unsigned long long)ar->deleted,
+			(unsigned long long)ar->stacks_deleted);
 }
 
 void agg_reader__free(struct agg_reader *ar)
@@ -141,5 +271,7 @@ void agg_reader__free(struct agg_reader *ar)
 	if (!ar)
 		return;
 	stack_store__free(ar->seen);
+	free(ar->gone);
+	free(ar->live);
 	free(ar);
 }

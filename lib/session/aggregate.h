@@ -39,12 +39,28 @@ struct agg_reader *agg_reader__new(struct bpf_object *obj);
 /**
  * agg_reader__read() - call @fn once per count that grew since the last
  * read, with the growth. A count whose stack cannot be found is counted
- * (agg_reader__report()) and skipped; it cannot happen while stacks are
- * never deleted.
+ * (agg_reader__report()) and skipped; only a stack deleted with the counts
+ * of exited processes (agg_reader__read_gone()) can be missing.
  *
  * Return: 0, -ENOMEM, or the first non-zero return of @fn.
  */
 int agg_reader__read(struct agg_reader *ar, agg_fn fn, void *ctx);
+
+/**
+ * agg_reader__read_gone() - agg_reader__read(), and the counts of the
+ * exited processes @pids read a last time and deleted from
+ * the kernel's map, so that on a busy machine the map holds the processes
+ * alive, not every process the run has seen; so are the stored stacks no
+ * other count names. Exact: no event adds to them
+ * any more, as the kernel starts a process's counts anew (a new mappings
+ * generation) at its fork and at its exit, and the caller passes a process
+ * only well after its exit (a program that read the old generation has
+ * long finished).
+ *
+ * Return: as agg_reader__read().
+ */
+int agg_reader__read_gone(struct agg_reader *ar, const int *pids, size_t n, agg_fn fn,
+			  void *ctx);
 
 /**
  * agg_reader__report() - at exit: a warning if counts were lost (their

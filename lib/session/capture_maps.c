@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Sizing the capture library's maps between open and load. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
 
+#include "bpf/unwind_maps.h"
 #include "lib/session/capture_maps.h"
 #include "lib/session/cli.h"
 #include "lib/session/session.h"
@@ -25,9 +27,16 @@
  *    started (a test suite next door) dropped some. Both mappings of the
  *    buffer (libbpf maps its data twice) are resident in our RSS: on 2 CPUs
  *    8 MiB was 16 MB of it, 4 MiB is 8; on 8 CPUs at 99 Hz 8 MiB, not 32;
- *  - the row table: 1/512 of the memory, at most 2M rows (16 MiB: libc,
- *    python3 and node together are ~470k rows, and a file's rows go when no
- *    process maps it), at least 256k rows (2 MiB).
+ *  - the row table: 1/512 of the memory (an ARRAY: reserved whole at load),
+ *    at least 256k rows (2 MiB), at most 2^27 (1 GiB, --unwind-rows' own
+ *    bound): 6M rows on 24 GiB, where a fixed 2M let four files of the size
+ *    of the compilers' libraries (libLLVM ~950k rows, libclang-cpp ~1M,
+ *    cc1plus ~520k) fill it and every later file fall back to frame
+ *    pointers. No file takes more than a 1/BPF_TABLES_FILE_SHARE share;
+ *  - the process table: 1/1024 of the memory in entries of 12 KiB (a HASH
+ *    without prealloc: only loaded processes take memory), from 1024 to
+ *    65536: 2046 on 24 GiB, where a fixed 1024 left the processes of a
+ *    busy machine (test suites: 1,600 seen in 8 s) without tables.
  */
 #define RINGBUF_KB_PER_CPU 4096ull
 #define RINGBUF_KB_AUTO_MIN 4096ull
@@ -35,7 +44,11 @@
 #define RINGBUF_KB_PER_RATE 8ull
 #define RINGBUF_KB_RATE_MIN 4096ull
 #define ROWS_AUTO_MIN (1ull << 18)
+#define ROWS_AUTO_MAX (1ull << 27)
 #define ROWS_AUTO_MEM_SHARE 512
+#define PROCS_AUTO_MIN 1024ull
+#define PROCS_AUTO_MAX 65536ull
+#define PROCS_AUTO_MEM_SHARE 1024
 
 uint64_t capture_ringbuf_kb_auto(int ncpus)
 {
@@ -59,8 +72,15 @@ uint64_t capture_rows_auto(uint64_t mem_bytes)
 {
 	uint64_t rows = mem_bytes / ROWS_AUTO_MEM_SHARE / sizeof(struct unwind_row);
 
-	return rows < ROWS_AUTO_MIN ? ROWS_AUTO_MIN :
-	       rows > BPF_TABLES_ROWS_DEFAULT ? BPF_TABLES_ROWS_DEFAULT : rows;
+	return rows < ROWS_AUTO_MIN ? ROWS_AUTO_MIN : rows > ROWS_AUTO_MAX ? ROWS_AUTO_MAX : rows;
+}
+
+uint64_t capture_procs_auto(uint64_t mem_bytes)
+{
+	uint64_t procs = mem_bytes / PROCS_AUTO_MEM_SHARE / sizeof(struct st_uproc);
+
+	return procs < PROCS_AUTO_MIN ? PROCS_AUTO_MIN :
+	       procs > PROCS_AUTO_MAX ? PROCS_AUTO_MAX : procs;
 }
 
 static uint64_t capture__mem_bytes(void)
@@ -109,10 +129,66 @@ int capture_maps_size(struct bpf_object *obj, const struct st_common_opts *o)
 	if (!err && bpf_object__find_map_by_name(obj, "st_urows"))
 		err = bpf_tables_size(obj, o->unwind_rows ? o->unwind_rows :
 					   capture_rows_auto(capture__mem_bytes()),
-				      BPF_TABLES_PROCS_DEFAULT);
+				      capture_procs_auto(capture__mem_bytes()));
 	if (!err)
 		err = capture__walk_cache_maps(obj, o);
 	if (err)
 		st_err("capture: cannot size the BPF maps: %s", strerror(-err));
 	return err;
+}
+
+/* The kernel's figure of a map's memory: "memlock:" of its fdinfo. Return: bytes, 0 unknown. */
+static uint64_t capture__map_bytes(int fd)
+{
+	char path[64], line[128];
+	unsigned long long bytes = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &bytes) == 1)
+			break;
+	fclose(f);
+	return bytes;
+}
+
+#define REPORT_MAPS_LISTED 6 /* the largest maps named; the rest only in the sum */
+
+void capture_maps_report(const struct bpf_object *obj)
+{
+	const struct bpf_map *m, *top[REPORT_MAPS_LISTED] = { NULL };
+	uint64_t bytes[REPORT_MAPS_LISTED] = { 0 }, b, sum = 0;
+	char list[512];
+	size_t i, k, len = 0;
+	int n = 0;
+
+	if (!obj)
+		return;
+	bpf_object__for_each_map(m, obj) {
+		if (bpf_map__fd(m) < 0)
+			continue; /* not created (the walk cache where it is off) */
+		b = capture__map_bytes(bpf_map__fd(m));
+		sum += b;
+		n++;
+		for (i = 0; i < REPORT_MAPS_LISTED && bytes[i] >= b; i++)
+			;
+		for (k = REPORT_MAPS_LISTED - 1; i < REPORT_MAPS_LISTED && k > i; k--) {
+			top[k] = top[k - 1];
+			bytes[k] = bytes[k - 1];
+		}
+		if (i < REPORT_MAPS_LISTED) {
+			top[i] = m;
+			bytes[i] = b;
+		}
+	}
+	list[0] = '\0';
+	for (i = 0; i < REPORT_MAPS_LISTED && top[i] && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s %llu",
+					i ? ", " : "", bpf_map__name(top[i]),
+					(unsigned long long)(bytes[i] / 1024));
+	fprintf(stderr, "stacktap: BPF maps: %llu KiB of kernel memory now in %d maps; the largest "
+			"(KiB): %s\n", (unsigned long long)(sum / 1024), n, list);
 }

@@ -22,6 +22,16 @@ uint64_t capture_ringbuf_kb_rate(int ncpus, uint64_t hz);
 /** capture_rows_auto() - Return: the row table size (rows) for @mem_bytes of memory. */
 uint64_t capture_rows_auto(uint64_t mem_bytes);
 
+/** capture_procs_auto() - Return: the process table size (entries) for @mem_bytes of memory. */
+uint64_t capture_procs_auto(uint64_t mem_bytes);
+
+/**
+ * capture_maps_report() - one stderr line (-v): the kernel memory of all
+ * of @obj's maps now (each map's fdinfo "memlock": a preallocated map's
+ * whole size, a hash without prealloc's entries in use), and the largest.
+ */
+void capture_maps_report(const struct bpf_object *obj);
+
 /**
  * capture_maps_size() - size st_events (ring buffer), st_scratch_map (one
  * record per possible CPU) and, when the object has them, the unwind maps;

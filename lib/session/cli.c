@@ -80,7 +80,7 @@ static const struct argp_option common_options[] = {
 						       "event and unwound in user space)"), 2 },
 	{ "unwind-rows", OPT_UNWIND_ROWS, "N", 0,
 	  "Unwind rows the BPF maps hold, 8 bytes each (default 1/512 of the memory, "
-	  "262144-2097152)", 2 },
+	  "262144-134217728)", 2 },
 	{ "stack-copy-kb", OPT_COPY_KB, "KB", 0,
 	  "User stack copied per event in copy mode, or where the table walker meets code "
 	  "not loaded yet (dlopen just now), 1-64 (default 16)", 2 },

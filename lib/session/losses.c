@@ -128,6 +128,11 @@ void session_losses_print(FILE *f, const struct session_losses *now,
 					"holds its hash");
 	losses__line(f, prefix, now->stats[ST_STAT_AGG_DEEP] - z->stats[ST_STAT_AGG_DEEP], "event",
 		     "events", "sent as records, not counted in the kernel: stack too deep to store");
+	losses__line(f, prefix, now->stats[ST_STAT_AGG_RESCUED] - z->stats[ST_STAT_AGG_RESCUED],
+		     "event", "events", "counted in the kernel, not sent: ring buffer over half full "
+					"(a stack of code not loaded yet ends where the walk stopped)");
+	losses__line(f, prefix, now->stats[ST_STAT_AGG_CUT] - z->stats[ST_STAT_AGG_CUT], "event",
+		     "events", "of those too deep to store: user stack cut to fit (marked truncated)");
 	/* Not a loss: how many walks served how many events (one per kernel entry). */
 	walks = now->stats[ST_STAT_UWALKS] - z->stats[ST_STAT_UWALKS];
 	events = now->deferred_events - z->deferred_events;

@@ -11,6 +11,7 @@
 #include "lib/proc/source.h"
 #include "lib/record/recorder.h"
 #include "lib/record/replay.h"
+#include "lib/session/capture_maps.h"
 #include "lib/session/proc_events.h"
 #include "lib/session/run.h"
 #include "lib/sym/ksyms_source.h"
@@ -67,7 +68,12 @@ static void run__maps_changed(void *ctx, int pid, const struct proc_map *maps, s
 {
 	struct st_run *r = ctx;
 
-	if (r->tables)
+	/*
+	 * Once stopped, no walk will use the tables: building them for the
+	 * processes in the records still drained (the exec'ed compilers of a
+	 * busy machine) kept a system-wide count from exiting for minutes.
+	 */
+	if (r->tables && !(r->session && session__draining(r->session)))
 		bpf_tables__set_maps(r->tables, pid, maps, n);
 	if (r->cu)
 		copy_unwinder__set_maps(r->cu, pid, maps, n);
@@ -278,6 +284,7 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	int err;
 
 	r->common = common;
+	r->obj = obj;
 	r->tool = *so;
 	r->rec = recorder_active();
 	r->procs = procs__new();
@@ -361,6 +368,8 @@ void st_run__report(const struct st_run *r)
 		ksyms_source_report();
 	if (r->tables)
 		bpf_tables__report(r->tables, r->common->addrs || r->common->debug);
+	if (r->common->addrs || r->common->debug)
+		capture_maps_report(r->obj);
 	if ((r->tables || r->cu) && (r->common->addrs || r->common->debug))
 		table_cache__report();
 	if (r->copy)

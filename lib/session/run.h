@@ -34,6 +34,7 @@ struct st_run {
 	struct session *session;
 	struct session_opts tool; /* the tool's callbacks, behind the registry */
 	struct recorder *rec;     /* stacktap record: the recorder (lib/record/recorder.h) */
+	const struct bpf_object *obj; /* the tool's, for the map memory at -v; NULL replaying */
 };
 
 /**

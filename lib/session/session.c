@@ -436,6 +436,11 @@ int session__run(struct session *s)
 	return err ? err : s->failed;
 }
 
+bool session__draining(const struct session *s)
+{
+	return s->draining;
+}
+
 bool session__interrupted(const struct session *s)
 {
 	return s->interrupted;

@@ -100,6 +100,12 @@ struct session *session__new_replay(struct replay *rp, const struct session_opts
  */
 int session__run(struct session *s);
 
+/**
+ * session__draining() - true once the run stopped and only the records
+ * already in the ring buffer are read. Return: whether it is.
+ */
+bool session__draining(const struct session *s);
+
 /** session__interrupted() - true when a signal ended the run. */
 bool session__interrupted(const struct session *s);
 

@@ -21,7 +21,10 @@ struct bpf_object;
 struct proc_map;
 struct bpf_tables;
 
-/* Twins of the BPF map sizes: defaults for --unwind-rows and --unwind-procs. */
+/*
+ * Twins of the sizes the BPF object declares (bpf/ustack.bpf.h). A tool
+ * sizes both to the machine before load (capture_maps_size()).
+ */
 #define BPF_TABLES_ROWS_DEFAULT (1u << 21) /* 16 MiB of rows: libc + python3 ~ 150k */
 #define BPF_TABLES_PROCS_DEFAULT 1024
 /*

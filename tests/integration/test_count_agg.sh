@@ -88,3 +88,54 @@ TABLES_READY=1 run_traced burst "$CHAIN" 200000 -- count --debug --ringbuf-kb 4 
 	t:syscalls:sys_enter_getppid
 expect_eq agg-burst-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/burst.out")" 200000
 expect_eq agg-burst-no-drop "$(grep -c 'dropped' "$TMP/burst.err")" 0
+
+# 6. The same burst before the tables are built (--fast-start): the walker meets
+#    code user space has not loaded, and those events would come with 16 KiB
+#    stack copies, which never fit in a 4 KiB ring buffer; each is counted in
+#    the kernel instead, with the frames its walk found (st_agg_rescue()):
+#    all 200000 counted, no drop.
+run_traced rescue "$CHAIN" 200000 -- count --debug --fast-start --ringbuf-kb 4 -U -p @PID@ \
+	t:syscalls:sys_enter_getppid
+expect_eq agg-rescue-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/rescue.out")" 200000
+expect_eq agg-rescue-no-drop "$(grep -c 'dropped' "$TMP/rescue.err")" 0
+
+# 7. Counts of exited processes are read a last time and deleted from the
+#    kernel's map (agg_reader__read_gone()), and so are their stored stacks:
+#    three processes one after the other (each its own addresses, so its own
+#    stack), each counted whole in maps of one entry, none finding them full;
+#    each waits until the one before is settled (RUN_GONE_AGE_NS, 5 s).
+rm -f "$TMP/seq.w"
+"$ST" count -P -U --unwind=fp --debug --agg-entries 1 "u:$CHAIN:leaf" > "$TMP/seq.out" 2> "$TMP/seq.err" &
+SEQ_ST=$!
+ST_PIDS+=("$SEQ_ST")
+if wait_for_line "$TMP/seq.err" '^Tracing'; then
+	: > "$TMP/seq.want"
+	for n in 300 500 700; do
+		"$CHAIN" "$n" >> "$TMP/seq.w" & p=$!
+		wait "$p"
+		printf 'chain_fp [%s] %s\n' "$p" "$n" >> "$TMP/seq.want"
+		[ "$n" = 700 ] || sleep 6.5
+	done
+	kill -INT "$SEQ_ST"; wait "$SEQ_ST"
+	awk '/^    chain_fp \[/{p=$0; sub(/^ */, "", p); getline; print p, $1}' "$TMP/seq.out" |
+		sort > "$TMP/seq.counts"
+	sort -o "$TMP/seq.want" "$TMP/seq.want"
+	expect_file_eq agg-gone-exact "$TMP/seq.counts" "$TMP/seq.want"
+	expect_eq agg-gone-never-full "$(grep -c 'its map was full' "$TMP/seq.err")" 0
+	expect_eq agg-gone-deleted \
+		"$(sed -n 's/^stacktap: count: .* \([0-9]*\) counts and \([0-9]*\) stacks of exited processes deleted$/\1 \2/p' "$TMP/seq.err")" "2 2"
+else
+	fail agg-gone "tracer not attached"
+fi
+
+# 8. Stacks too deep to store (600 user frames: deeper than ST_AGG_FRAMES) travel
+#    as records, ~5 KiB each, which a 4 KiB ring buffer never takes; each is
+#    counted in the kernel with its user stack cut to fit, marked truncated
+#    (st_agg_cut()): all 2000 counted, no drop; all but the first, which
+#    goes cut as a small record, so that user space meets the key.
+TABLES_READY=1 run_traced deepcut "$W/deep_nofp" 600 2000 -- count --debug --ringbuf-kb 4 \
+	--max-user-depth 1024 -p @PID@ t:syscalls:sys_enter_getppid
+expect_eq agg-cut-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/deepcut.out")" 2000
+expect_eq agg-cut-no-drop "$(grep -c 'dropped' "$TMP/deepcut.err")" 0
+expect_eq agg-cut-counted \
+	"$(sed -n 's/^stacktap: \([0-9]*\) events of those too deep to store: user stack cut.*/\1/p' "$TMP/deepcut.err")" 1999

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Map sizes chosen for the machine (lib/session/capture_maps.c): the ring
- * buffer by CPU count, and by sampling rate where the tool knows it.
+ * buffer by CPU count, and by sampling rate where the tool knows it; the
+ * unwind row and process tables by memory.
  */
 #include "lib/session/capture_maps.h"
 #include "tests/unit/check.h"
@@ -24,9 +25,30 @@ static void test_ringbuf_by_rate(void)
 	CHECK_EQ_U64(capture_ringbuf_kb_rate(2, 100000), 8192);
 }
 
+#define GIB (1ull << 30)
+
+static void test_rows_by_memory(void)
+{
+	CHECK_EQ_U64(capture_rows_auto(24 * GIB), 6291456); /* 1/512 in 8-byte rows: 48 MiB */
+	CHECK_EQ_U64(capture_rows_auto(8 * GIB), 2097152);
+	CHECK_EQ_U64(capture_rows_auto(512ull << 20), 262144); /* the floor: 2 MiB */
+	CHECK_EQ_U64(capture_rows_auto(0), 262144);
+	CHECK_EQ_U64(capture_rows_auto(1024 * GIB), 1ull << 27); /* --unwind-rows' own bound */
+}
+
+static void test_procs_by_memory(void)
+{
+	CHECK_EQ_U64(capture_procs_auto(24 * GIB), 24 * GIB / 1024 / 12296); /* 2046 */
+	CHECK_EQ_U64(capture_procs_auto(4 * GIB), 1024);  /* the floor */
+	CHECK_EQ_U64(capture_procs_auto(0), 1024);
+	CHECK_EQ_U64(capture_procs_auto(1024 * GIB), 65536);
+}
+
 int main(void)
 {
 	test_ringbuf_by_cpus();
 	test_ringbuf_by_rate();
+	test_rows_by_memory();
+	test_procs_by_memory();
 	return CHECK_DONE();
 }

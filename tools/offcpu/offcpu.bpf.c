@@ -92,11 +92,12 @@ static __always_inline void offcpu__switch_in(struct task_struct *next)
 		/* Deferred: held for the entry's walk, which joins and counts it. */
 		if (!((b->ev.flags & ST_EV_UDEFERRED) && st_defer_hold_event(&b->ev)) &&
 		    !st_agg_event(&b->ev, false)) {
-			if (bpf_ringbuf_output(&st_events, &b->ev, sizeof(b->ev) + n * 8,
-					       st_rb_flags()))
-				st_stat_inc(ST_DROP_RINGBUF_FULL);
-			else
+			if (!bpf_ringbuf_output(&st_events, &b->ev, sizeof(b->ev) + n * 8,
+						st_rb_flags()))
 				st_stat_inc(ST_STAT_SENT);
+			else if (st_agg_rescue(&b->ev) != ST_AGG_COUNTED &&
+				 st_agg_rescue(&b->ev) != ST_AGG_COUNTED)
+				st_stat_inc(ST_DROP_RINGBUF_FULL); /* a key made, then counted */
 		}
 	}
 	bpf_map_delete_elem(&offcpu_start, &tid);
