@@ -13,11 +13,21 @@
 #include "lib/stack/store.h"
 #include "lib/util/log.h"
 
+/*
+ * Counts read a syscall: a system-wide run reads the whole map each time it
+ * settles exited processes (several times a second under churn), and one
+ * key at a time took two syscalls a count.
+ */
+#define AGG_BATCH 256
+
 struct agg_reader {
 	int counts_fd, stacks_fd;
 	struct stack_store *seen; /* key -> the count and weight at the last read */
 	struct st_agg_stack stack; /* the one being read */
 	uint64_t missing;
+	struct st_agg_key keys[AGG_BATCH]; /* one batch of counts */
+	struct st_agg_val vals[AGG_BATCH];
+	bool no_batch; /* the kernel refused a batch read: one key at a time */
 };
 
 int agg_size(struct bpf_object *obj, uint32_t entries)
@@ -102,24 +112,71 @@ static int agg__emit(struct agg_reader *ar, const struct st_agg_key *k,
 	return fn(ctx, &ev, (const uint64_t *)ar->stack.ips, count, weight);
 }
 
-int agg_reader__read(struct agg_reader *ar, agg_fn fn, void *ctx)
+/* One entry read: handed out if it grew. */
+static int agg__visit(struct agg_reader *ar, const struct st_agg_key *k,
+		      const struct st_agg_val *v, agg_fn fn, void *ctx)
+{
+	uint64_t count, weight;
+	int err = agg__delta(ar, k, v, &count, &weight);
+
+	return !err && count ? agg__emit(ar, k, v, count, weight, fn, ctx) : err;
+}
+
+/* Two syscalls a count: the way kernels without batch lookups are read. */
+static int agg__read_each(struct agg_reader *ar, agg_fn fn, void *ctx)
 {
 	struct st_agg_key key, next;
 	struct st_agg_val v;
-	uint64_t count, weight;
 	void *prev = NULL;
 	int err = 0;
 
 	while (!err && !bpf_map_get_next_key(ar->counts_fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(ar->counts_fd, &key, &v))
-			continue;
-		err = agg__delta(ar, &key, &v, &count, &weight);
-		if (!err && count)
-			err = agg__emit(ar, &key, &v, count, weight, fn, ctx);
+		if (!bpf_map_lookup_elem(ar->counts_fd, &key, &v))
+			err = agg__visit(ar, &key, &v, fn, ctx);
 	}
 	return err;
+}
+
+/*
+ * AGG_BATCH counts a syscall. Return: 0, an error of @fn or of memory, or
+ * -EOPNOTSUPP when the kernel cannot read this map in batches (or a bucket
+ * holds more than a batch): then agg__read_each(), which hands out nothing
+ * twice, as what was read is remembered.
+ */
+static int agg__read_batched(struct agg_reader *ar, agg_fn fn, void *ctx)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	struct st_agg_key in, out; /* the batch position: a hash map's is 4 bytes of it */
+	bool first = true, last = false;
+	__u32 n, i;
+	int err = 0;
+
+	while (!err && !last) {
+		n = AGG_BATCH;
+		if (bpf_map_lookup_batch(ar->counts_fd, first ? NULL : &in, &out, ar->keys, ar->vals,
+					 &n, &opts)) {
+			if (errno != ENOENT)
+				return -EOPNOTSUPP;
+			last = true; /* the end: @n entries still came */
+		}
+		for (i = 0; i < n && !err; i++)
+			err = agg__visit(ar, &ar->keys[i], &ar->vals[i], fn, ctx);
+		in = out;
+		first = false;
+	}
+	return err;
+}
+
+int agg_reader__read(struct agg_reader *ar, agg_fn fn, void *ctx)
+{
+	int err = ar->no_batch ? -EOPNOTSUPP : agg__read_batched(ar, fn, ctx);
+
+	if (err != -EOPNOTSUPP)
+		return err;
+	ar->no_batch = true;
+	return agg__read_each(ar, fn, ctx);
 }
 
 void agg_reader__report(const struct agg_reader *ar, const struct session *s, const char *tool)
