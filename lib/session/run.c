@@ -318,6 +318,8 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		hooks.when_met = so->tables_when_met && !common->pid && !common->tid &&
 				 !common->unwind_check && !so->on_record && !so->no_copies;
 		bpf_tables__set_hooks(r->tables, &hooks);
+		/* Nor reads the maps of a process it has not met (its records suffice until then). */
+		procs__read_exec_late(r->procs, hooks.when_met && !r->rec);
 	}
 	err = run__copy_setup(r, common, &src);
 	if (err)
