@@ -392,6 +392,8 @@ void procs__fork(struct proc_registry *r, int parent, int child, uint64_t ts)
 	c->exit_ts = 0;
 	c->based = pp && pp->based;
 	c->unread = pp && pp->unread; /* what the parent's read would have added, the child's adds */
+	if (r->listener.forked)
+		r->listener.forked(r->listener.ctx, parent, child);
 	procs__push(r, child, c);
 }
 

@@ -42,6 +42,8 @@ struct proc_loc {
 struct procs_listener {
 	/* @pid's live executable mappings, sorted, after any change. */
 	void (*maps)(void *ctx, int pid, const struct proc_map *maps, size_t n);
+	/* @child was forked from @parent; its mappings (the parent's) come next. */
+	void (*forked)(void *ctx, int parent, int child);
 	/* @pid exited (its mappings stay here for events still to be read). */
 	void (*exited)(void *ctx, int pid);
 	/* exited @pid was forgotten (procs__forget_gone()): what a view keeps of it can go. */

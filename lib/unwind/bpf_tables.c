@@ -52,6 +52,7 @@ struct loaded_proc {
 	struct proc_map *pending; /* lazy: the mappings to load again once built */
 	size_t npending;
 	bool met; /* when_met: an event of it arrived, so its tables are loaded */
+	bool clear; /* unmet, and known to have no st_uprocs entry (none put, none copied) */
 };
 
 /* Rows written per batch update: 64k rows, a 256 KiB index array. */
@@ -376,22 +377,35 @@ static void loaded_proc__free(struct loaded_proc *lp)
 	free(lp);
 }
 
+/* @pid's loader state, made empty when new. Return: it, or NULL when out of memory. */
+static struct loaded_proc *tables__new_proc(struct bpf_tables *t, int pid)
+{
+	struct loaded_proc *lp = tables__proc(t, pid);
+
+	if (lp)
+		return lp;
+	lp = calloc(1, sizeof(*lp));
+	if (!lp || (lp->node.k1 = (uint32_t)pid, htab__insert(&t->procs, &lp->node))) {
+		free(lp);
+		return NULL;
+	}
+	t->st.procs = t->procs.n;
+	return lp;
+}
+
 /* @pid's entry now points at @tabs (owned from here): use them, then unuse the old ones. */
 static int tables__set_users(struct bpf_tables *t, int pid, const struct unwind_table **tabs,
 			     size_t n)
 {
-	struct loaded_proc *lp = tables__proc(t, pid);
+	struct loaded_proc *lp = tables__new_proc(t, pid);
 	const struct unwind_table **old;
 	size_t i, nold;
 
 	if (!lp) {
-		lp = calloc(1, sizeof(*lp));
-		if (!lp || (lp->node.k1 = (uint32_t)pid, htab__insert(&t->procs, &lp->node))) {
-			free(lp);
-			free(tabs);
-			return -ENOMEM;
-		}
+		free(tabs);
+		return -ENOMEM;
 	}
+	lp->clear = false; /* its entry is put next */
 	for (i = 0; i < n; i++)
 		tables__find_file(t, tabs[i])->users++;
 	old = lp->tabs;
@@ -552,24 +566,38 @@ static int tables__put(struct bpf_tables *t, int pid, struct st_uproc *p)
  */
 static int tables__wait_unmet(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
 {
-	struct loaded_proc *lp = tables__proc(t, pid);
+	struct loaded_proc *lp = tables__new_proc(t, pid);
 	__u32 key = pid;
 
+	if (!lp)
+		return -ENOMEM;
 	/*
 	 * A fork's entry is its parent's, copied by BPF: it names rows this
 	 * process does not hold, which go when the parent's last user exits.
+	 * Deleted once; not at every mapping of every process (a syscall each
+	 * was an eighth of a system-wide profile's CPU under churn).
 	 */
-	bpf_map_delete_elem(t->procs_fd, &key);
-
-	if (!lp) {
-		lp = calloc(1, sizeof(*lp));
-		if (!lp || (lp->node.k1 = (uint32_t)pid, htab__insert(&t->procs, &lp->node))) {
-			free(lp);
-			return -ENOMEM;
-		}
-		t->st.procs = t->procs.n;
-	}
+	if (!lp->clear)
+		bpf_map_delete_elem(t->procs_fd, &key);
+	lp->clear = true;
 	return tables__wait(t, pid, maps, n);
+}
+
+/*
+ * BPF copies the parent's entry at the fork when the parent has one: when
+ * the parent is known not to (unmet and clear), neither has the child.
+ * Unsure (the parent unknown: its exit read first), the child is not clear.
+ */
+void bpf_tables__fork(struct bpf_tables *t, int parent, int child)
+{
+	const struct loaded_proc *pp = tables__proc(t, parent);
+	struct loaded_proc *lp;
+
+	if (!t->hooks.when_met)
+		return;
+	lp = tables__new_proc(t, child);
+	if (lp && !lp->met)
+		lp->clear = pp && !pp->met && pp->clear;
 }
 
 int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
@@ -640,7 +668,8 @@ void bpf_tables__remove_process(struct bpf_tables *t, int pid)
 	__u32 key = pid;
 	size_t i;
 
-	bpf_map_delete_elem(t->procs_fd, &key); /* BPF may have deleted it at the exit */
+	if (!lp || !lp->clear) /* BPF may have deleted it at the exit */
+		bpf_map_delete_elem(t->procs_fd, &key);
 	tables__unwait(t, pid);
 	if (!lp)
 		return;

@@ -107,6 +107,13 @@ void bpf_tables__set_hooks(struct bpf_tables *t, const struct bpf_tables_hooks *
 int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n);
 
 /**
+ * bpf_tables__fork() - @child was forked from @parent (before its mappings
+ * come): whether BPF may have copied @parent's entry to it, which the
+ * child's own mappings replace, or when_met must delete.
+ */
+void bpf_tables__fork(struct bpf_tables *t, int parent, int child);
+
+/**
  * bpf_tables__remove_process() - forget an exited process; the rows of
  * files no live process maps any more are freed.
  */
