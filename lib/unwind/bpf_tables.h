@@ -7,7 +7,8 @@
  * through a table source (lib/unwind/table.h). Memory is bounded by the map
  * sizes chosen before load; a file whose rows do not fit, or that would
  * take more than its share, is counted and walked by frame pointers. Rows
- * live as long as a live process maps their file (lib/unwind/row_space.h).
+ * live as long as a live process maps their file (lib/unwind/row_space.h);
+ * in when_met mode those of idle tables stay until the space is wanted.
  */
 #ifndef ST_UNWIND_BPF_TABLES_H
 #define ST_UNWIND_BPF_TABLES_H
@@ -70,8 +71,8 @@ struct bpf_tables_stats {
  *    was most of its own CPU. Implies lazy;
  *  - built(): is the table of @m built (or known not to be buildable)?
  *  - release(): no live process has mapped the file of @t for a while (its
- *    rows left st_urows at once; see BPF_TABLES_IDLE_ROWS): the table may
- *    be freed.
+ *    rows left st_urows at once, or in when_met mode when the space was
+ *    wanted or now; see BPF_TABLES_IDLE_ROWS): the table may be freed.
  */
 struct bpf_tables_hooks {
 	bool lazy;
