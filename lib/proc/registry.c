@@ -377,12 +377,15 @@ void procs__fork(struct proc_registry *r, int parent, int child, uint64_t ts)
 {
 	struct reg_proc *pp, *c;
 
-	/* A parent never seen before is read now, while it lives: the child is its copy. */
+	/*
+	 * A parent never seen before is read now, while it lives: the child is
+	 * its copy. One whose read an exec put off stays unread: its child
+	 * inherits that, and whichever an event meets is read then.
+	 */
 	pp = procs__lookup(r, parent);
-	if (!pp || !pp->based) {
+	if (!(pp && pp->based && pp->unread && !pp->exit_ts))
 		procs__see(r, parent, ts);
-		pp = procs__lookup(r, parent);
-	}
+	pp = procs__lookup(r, parent);
 	c = procs__get(r, child);
 	if (!c || timeline__fork(&c->tl, pp ? &pp->tl : NULL, ts)) {
 		procs__oom(child);

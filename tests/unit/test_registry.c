@@ -215,6 +215,9 @@ static void check_exec_late(uint64_t addr, const struct expect *e)
 	CHECK(child > 0);
 	procs__exec(r, child, procs_now());
 	CHECK(procs__find_elf(r, child, procs_now(), base + 0x10, &bias) == NULL);
+	/* Its fork reads nothing either: the grandchild inherits what is known. */
+	procs__fork(r, child, 2000000003, procs_now());
+	CHECK(procs__find_elf(r, child, procs_now(), base + 0x10, &bias) == NULL);
 	CHECK_EQ_U64(procs__see(r, child, procs_now()), 0);
 	check_frame(r, child, addr, e);
 	check_vdso(r, child);
