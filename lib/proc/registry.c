@@ -36,6 +36,7 @@ struct reg_proc {
 	uint64_t image_ts;   /* its last exec or fork: a guessed mapping starts no earlier */
 	uint64_t exit_ts;    /* 0 while it lives */
 	bool based;          /* its image is known: a /proc read, an exec or a fork */
+	bool unread;         /* exec_read_late: known from records only, /proc not read yet */
 	bool gone_counted;
 };
 
@@ -56,6 +57,7 @@ struct proc_registry {
 	struct elf_cache *files;
 	struct procs_listener listener;
 	struct procs_stats stats;
+	bool exec_read_late; /* procs__read_exec_late() */
 };
 
 uint64_t procs_now(void)
@@ -285,6 +287,23 @@ void procs__listen(struct proc_registry *r, const struct procs_listener *l)
 		memset(&r->listener, 0, sizeof(r->listener));
 }
 
+/*
+ * The /proc read an exec put off, at the process's first event: what the
+ * records missed (the vDSO, the kernel maps it at exec and no record names
+ * it; or records the full ring buffer dropped) is added to what they said.
+ * Gone by now: the records' mappings are all there is.
+ */
+static int procs__read_late(struct proc_registry *r, struct reg_proc *p, int pid)
+{
+	p->unread = false;
+	return procs__read(r, p, pid) == -ENOMEM ? -ENOMEM : 0;
+}
+
+void procs__read_exec_late(struct proc_registry *r, bool late)
+{
+	r->exec_read_late = late;
+}
+
 int procs__see(struct proc_registry *r, int pid, uint64_t ts)
 {
 	struct reg_proc *p = procs__lookup(r, pid);
@@ -293,7 +312,7 @@ int procs__see(struct proc_registry *r, int pid, uint64_t ts)
 	if (pid <= 0)
 		return -EINVAL; /* the idle tasks: no user space */
 	if (p && p->based && !(p->exit_ts && ts > p->exit_ts))
-		return 0;
+		return p->unread && !p->exit_ts ? procs__read_late(r, p, pid) : 0;
 	if (!p && !(p = procs__get(r, pid))) {
 		procs__oom(pid);
 		return -ENOMEM;
@@ -305,6 +324,7 @@ int procs__see(struct proc_registry *r, int pid, uint64_t ts)
 		timeline__end_all(&p->tl, p->image_ts);
 	}
 	err = procs__read(r, p, pid);
+	p->unread = false;
 	if (err == -ESRCH && !p->based && !p->tl.n && !p->gone_counted) {
 		p->gone_counted = true;
 		r->stats.pid_gone++;
@@ -323,7 +343,8 @@ void procs__exec(struct proc_registry *r, int pid, uint64_t ts)
 	p->image_ts = ts;
 	p->exit_ts = 0;
 	p->based = true; /* the records of the exec describe the new image even if it is gone */
-	if (procs__read(r, p, pid))
+	p->unread = r->exec_read_late;
+	if (p->unread || procs__read(r, p, pid))
 		procs__push(r, pid, p);
 }
 
@@ -356,8 +377,14 @@ void procs__fork(struct proc_registry *r, int parent, int child, uint64_t ts)
 {
 	struct reg_proc *pp, *c;
 
-	/* A parent never seen before is read now, while it lives: the child is its copy. */
-	procs__see(r, parent, ts);
+	/*
+	 * A parent never seen before is read now, while it lives: the child is
+	 * its copy. One whose read an exec put off stays unread: its child
+	 * inherits that, and whichever an event meets is read then.
+	 */
+	pp = procs__lookup(r, parent);
+	if (!(pp && pp->based && pp->unread && !pp->exit_ts))
+		procs__see(r, parent, ts);
 	pp = procs__lookup(r, parent);
 	c = procs__get(r, child);
 	if (!c || timeline__fork(&c->tl, pp ? &pp->tl : NULL, ts)) {
@@ -367,6 +394,9 @@ void procs__fork(struct proc_registry *r, int parent, int child, uint64_t ts)
 	c->image_ts = ts;
 	c->exit_ts = 0;
 	c->based = pp && pp->based;
+	c->unread = pp && pp->unread; /* what the parent's read would have added, the child's adds */
+	if (r->listener.forked)
+		r->listener.forked(r->listener.ctx, parent, child);
 	procs__push(r, child, c);
 }
 

@@ -42,6 +42,8 @@ struct proc_loc {
 struct procs_listener {
 	/* @pid's live executable mappings, sorted, after any change. */
 	void (*maps)(void *ctx, int pid, const struct proc_map *maps, size_t n);
+	/* @child was forked from @parent; its mappings (the parent's) come next. */
+	void (*forked)(void *ctx, int parent, int child);
 	/* @pid exited (its mappings stay here for events still to be read). */
 	void (*exited)(void *ctx, int pid);
 	/* exited @pid was forgotten (procs__forget_gone()): what a view keeps of it can go. */
@@ -75,14 +77,29 @@ uint64_t procs_now(void);
 
 /**
  * procs__see() - an event of @pid at @ts: read /proc/PID/maps unless its
- * image is known (a pid that exited before @ts belongs to someone new).
+ * image is known (a pid that exited before @ts belongs to someone new) and
+ * read (procs__read_exec_late()).
  *
  * Return: 0; -ESRCH when the process is gone and nothing of it is known;
  * -EINVAL for pid 0.
  */
 int procs__see(struct proc_registry *r, int pid, uint64_t ts);
 
-/** procs__exec() - @pid exec'd at @ts: its mappings end; the new ones are read. */
+/**
+ * procs__read_exec_late() - with @late, an exec does not read /proc/PID/maps:
+ * the exec's records (the binary, its interpreter, every later mapping of
+ * code) describe the new image, and /proc is read at the process's first
+ * event (procs__see()) for what they miss (the vDSO). A system-wide sampler
+ * meets few of the processes a busy machine execs, and that read was a
+ * quarter of its own CPU. Off by default; never when recording or replaying
+ * (a replay must make the live run's /proc reads).
+ */
+void procs__read_exec_late(struct proc_registry *r, bool late);
+
+/**
+ * procs__exec() - @pid exec'd at @ts: its mappings end; the new ones are read
+ * (or come from records, see procs__read_exec_late()).
+ */
 void procs__exec(struct proc_registry *r, int pid, uint64_t ts);
 
 /** procs__map() - @pid mapped @m (executable) at @ts. */

@@ -13,6 +13,13 @@
 #include "lib/stack/store.h"
 #include "lib/util/log.h"
 
+/*
+ * Counts read a syscall: a system-wide run reads the whole map each time it
+ * settles exited processes (several times a second under churn), and one
+ * key at a time took two syscalls a count.
+ */
+#define AGG_BATCH 256
+
 struct agg_reader {
 	int counts_fd, stacks_fd;
 	struct stack_store *seen; /* key -> the count and weight at the last read */
@@ -23,6 +30,11 @@ struct agg_reader {
 	uint64_t *live; /* stack hashes the other counts name, while gone ones are deleted */
 	size_t nlive, live_cap;
 	uint64_t deleted, stacks_deleted;
+	const int *gone_pids; /* sorted, during a scan that settles exited processes */
+	size_t ngone_pids;
+	struct st_agg_key keys[AGG_BATCH]; /* one batch of counts */
+	struct st_agg_val vals[AGG_BATCH];
+	bool no_batch; /* the kernel refused a batch read: one key at a time */
 };
 
 int agg_size(struct bpf_object *obj, uint32_t entries)
@@ -202,15 +214,90 @@ static int agg__take(struct agg_reader *ar, const struct st_agg_key *k, agg_fn f
 	return err;
 }
 
+/*
+ * One entry of a scan: a count of an exited process is noted for its last
+ * read after the scan; any other is handed out if it grew.
+ */
+static int agg__visit(struct agg_reader *ar, const struct st_agg_key *k,
+		      const struct st_agg_val *v, agg_fn fn, void *ctx)
+{
+	uint64_t count, weight;
+	int pid = (int)k->pid, err;
+
+	if (ar->ngone_pids) {
+		if (bsearch(&pid, ar->gone_pids, ar->ngone_pids, sizeof(pid), agg__cmp_pid))
+			return agg__note_gone(ar, k);
+		err = agg__note_live(ar, k->hash);
+		if (err)
+			return err;
+	}
+	err = agg__delta(ar, k, v, &count, &weight);
+	return !err && count ? agg__emit(ar, k, v, count, weight, fn, ctx) : err;
+}
+
+/* Two syscalls a count: the way kernels without batch lookups are read. */
+static int agg__read_each(struct agg_reader *ar, agg_fn fn, void *ctx)
+{
+	struct st_agg_key key, next;
+	struct st_agg_val v;
+	void *prev = NULL;
+	int err = 0;
+
+	while (!err && !bpf_map_get_next_key(ar->counts_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(ar->counts_fd, &key, &v))
+			err = agg__visit(ar, &key, &v, fn, ctx);
+	}
+	return err;
+}
+
+/*
+ * AGG_BATCH counts a syscall. Return: 0, an error of @fn or of memory, or
+ * -EOPNOTSUPP when the kernel cannot read this map in batches (or a bucket
+ * holds more than a batch): then agg__read_each(), which hands out nothing
+ * twice, as what was read is remembered (a gone key noted twice is taken
+ * once: the second take finds it deleted).
+ */
+static int agg__read_batched(struct agg_reader *ar, agg_fn fn, void *ctx)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	struct st_agg_key in, out; /* the batch position: a hash map's is 4 bytes of it */
+	bool first = true, last = false;
+	__u32 n, i;
+	int err = 0;
+
+	while (!err && !last) {
+		n = AGG_BATCH;
+		if (bpf_map_lookup_batch(ar->counts_fd, first ? NULL : &in, &out, ar->keys, ar->vals,
+					 &n, &opts)) {
+			if (errno != ENOENT)
+				return -EOPNOTSUPP;
+			last = true; /* the end: @n entries still came */
+		}
+		for (i = 0; i < n && !err; i++)
+			err = agg__visit(ar, &ar->keys[i], &ar->vals[i], fn, ctx);
+		in = out;
+		first = false;
+	}
+	return err;
+}
+
+static int agg__scan(struct agg_reader *ar, agg_fn fn, void *ctx)
+{
+	int err = ar->no_batch ? -EOPNOTSUPP : agg__read_batched(ar, fn, ctx);
+
+	if (err != -EOPNOTSUPP)
+		return err;
+	ar->no_batch = true;
+	return agg__read_each(ar, fn, ctx);
+}
+
 int agg_reader__read_gone(struct agg_reader *ar, const int *gone, size_t n, agg_fn fn, void *ctx)
 {
 	int *pids = n ? malloc(n * sizeof(*pids)) : NULL;
-	struct st_agg_key key, next;
-	struct st_agg_val v;
-	uint64_t count, weight;
-	void *prev = NULL;
 	size_t i;
-	int err = 0, pid;
+	int err;
 
 	if (n && !pids)
 		return -ENOMEM;
@@ -219,22 +306,11 @@ int agg_reader__read_gone(struct agg_reader *ar, const int *gone, size_t n, agg_
 		qsort(pids, n, sizeof(*pids), agg__cmp_pid);
 	}
 	ar->ngone = ar->nlive = 0;
-	while (!err && !bpf_map_get_next_key(ar->counts_fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		pid = (int)key.pid;
-		if (n && bsearch(&pid, pids, n, sizeof(*pids), agg__cmp_pid)) {
-			err = agg__note_gone(ar, &key);
-			continue;
-		}
-		if (n && (err = agg__note_live(ar, key.hash)))
-			break;
-		if (bpf_map_lookup_elem(ar->counts_fd, &key, &v))
-			continue;
-		err = agg__delta(ar, &key, &v, &count, &weight);
-		if (!err && count)
-			err = agg__emit(ar, &key, &v, count, weight, fn, ctx);
-	}
+	ar->gone_pids = pids;
+	ar->ngone_pids = n;
+	err = agg__scan(ar, fn, ctx);
+	ar->gone_pids = NULL;
+	ar->ngone_pids = 0;
 	for (i = 0; i < ar->ngone && !err; i++)
 		err = agg__take(ar, &ar->gone[i], fn, ctx);
 	if (!err && ar->ngone)

@@ -82,6 +82,14 @@ static void run__maps_changed(void *ctx, int pid, const struct proc_map *maps, s
 		recorder__on_maps(r->rec, pid, maps, n);
 }
 
+static void run__forked(void *ctx, int parent, int child)
+{
+	struct st_run *r = ctx;
+
+	if (r->tables)
+		bpf_tables__fork(r->tables, parent, child);
+}
+
 /* Symbols stay for late events; only the walker's table entry goes; the perf map is read last. */
 static void run__exited(void *ctx, int pid)
 {
@@ -274,8 +282,9 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		  const struct session_opts *so)
 {
 	const struct unwind_table_source src = { .table = run__table, .ctx = r };
-	const struct procs_listener views = { .maps = run__maps_changed, .exited = run__exited,
-					      .forgotten = run__forgotten, .ctx = r };
+	const struct procs_listener views = { .maps = run__maps_changed, .forked = run__forked,
+					      .exited = run__exited, .forgotten = run__forgotten,
+					      .ctx = r };
 	const struct bpf_tables_hooks hooks_init = { .built = run__table_built,
 						     .release = run__table_release, .ctx = r };
 	struct bpf_tables_hooks hooks = hooks_init;
@@ -325,6 +334,8 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		hooks.when_met = so->tables_when_met && !common->pid && !common->tid &&
 				 !common->unwind_check && !so->on_record && !so->no_copies;
 		bpf_tables__set_hooks(r->tables, &hooks);
+		/* Nor reads the maps of a process it has not met (its records suffice until then). */
+		procs__read_exec_late(r->procs, hooks.when_met && !r->rec);
 	}
 	err = run__copy_setup(r, common, &src);
 	if (err)

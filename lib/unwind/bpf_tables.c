@@ -52,6 +52,7 @@ struct loaded_proc {
 	struct proc_map *pending; /* lazy: the mappings to load again once built */
 	size_t npending;
 	bool met; /* when_met: an event of it arrived, so its tables are loaded */
+	bool clear; /* unmet, and known to have no st_uprocs entry (none put, none copied) */
 };
 
 /* Rows written per batch update: 64k rows, a 256 KiB index array. */
@@ -140,6 +141,30 @@ static struct loaded_file *tables__find_file(struct bpf_tables *t, const struct 
 	return NULL;
 }
 
+/* @f's range of st_urows goes back to the free space, and @f from the loaded files. */
+static void tables__free_rows(struct bpf_tables *t, struct loaded_file *f)
+{
+	if (f->nrows && !row_space__free(&t->space, f->first_row, f->nrows + f->ix_blocks)) {
+		t->st.rows_freed += f->nrows + f->ix_blocks;
+		t->st.index_slots -= f->ix_blocks;
+		t->st.files_freed++;
+		t->st.files--;
+	}
+	t->st.rows_used = t->space.used;
+	*f = t->files[--t->nfiles];
+}
+
+/* An idle table goes: its rows first, if still in st_urows (when_met keeps them). */
+static void tables__release(struct bpf_tables *t, const struct unwind_table *ut)
+{
+	struct loaded_file *f = tables__find_file(t, ut);
+
+	if (f && !f->users)
+		tables__free_rows(t, f);
+	if (t->hooks.release)
+		t->hooks.release(t->hooks.ctx, ut);
+}
+
 /*
  * Tables no live process maps stay built while their rows add up to at most
  * BPF_TABLES_IDLE_ROWS: short-lived processes run the same few programs
@@ -153,8 +178,7 @@ static void tables__idle(struct bpf_tables *t, const struct unwind_table *ut)
 		const struct unwind_table **v = realloc(t->idle, cap * sizeof(*v));
 
 		if (!v) {
-			if (t->hooks.release)
-				t->hooks.release(t->hooks.ctx, ut);
+			tables__release(t, ut);
 			return;
 		}
 		t->idle = v;
@@ -168,8 +192,26 @@ static void tables__idle(struct bpf_tables *t, const struct unwind_table *ut)
 		t->idle_rows -= old->rows.n;
 		memmove(t->idle, t->idle + 1, --t->nidle * sizeof(*t->idle));
 		t->st.tables_released++;
-		if (t->hooks.release)
-			t->hooks.release(t->hooks.ctx, old);
+		tables__release(t, old);
+	}
+}
+
+/*
+ * when_met: the rows of idle files stay in st_urows until the space is
+ * wanted, least recently used first. Under churn the next sampled process
+ * maps the same libc and ld.so: writing their rows and page index again at
+ * each was a fifth of a system-wide profile's own CPU. No live entry names
+ * an idle file's rows, so handing them to another file is safe.
+ */
+static void tables__evict_idle(struct bpf_tables *t, uint32_t slots)
+{
+	struct loaded_file *f;
+	size_t i;
+
+	for (i = 0; i < t->nidle && row_space__largest(&t->space) < slots; i++) {
+		f = tables__find_file(t, t->idle[i]);
+		if (f && !f->users)
+			tables__free_rows(t, f);
 	}
 }
 
@@ -274,6 +316,8 @@ static void tables__place(struct bpf_tables *t, struct loaded_file *f)
 		goto out;
 	}
 	slots = (uint32_t)ut->rows.n + ix.nblocks;
+	if (row_space__largest(&t->space) < slots)
+		tables__evict_idle(t, slots);
 	if (slots > t->file_cap || row_space__alloc(&t->space, slots, &f->first_row)) {
 		/* No room for the index too: the rows alone, searched whole, beat frame pointers. */
 		page_index__release(&ix);
@@ -315,9 +359,13 @@ out:
 static struct loaded_file *tables__load_file(struct bpf_tables *t, const struct unwind_table *ut)
 {
 	struct loaded_file *f = tables__find_file(t, ut);
+	struct loaded_file nf = { .table = ut };
 
-	if (f)
+	if (f) {
+		if (!f->users)
+			tables__unidle(t, ut); /* idle with its rows kept (when_met): in use again */
 		return f;
+	}
 	if (t->nfiles == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
 		struct loaded_file *v = realloc(t->files, cap * sizeof(*v));
@@ -327,36 +375,32 @@ static struct loaded_file *tables__load_file(struct bpf_tables *t, const struct 
 		t->files = v;
 		t->cap = cap;
 	}
-	f = &t->files[t->nfiles++];
-	*f = (struct loaded_file){ .table = ut };
 	tables__unidle(t, ut);
-	tables__place(t, f);
+	/* Placed apart: making room may move the loaded files in their array. */
+	tables__place(t, &nf);
+	f = &t->files[t->nfiles++];
+	*f = nf;
 	return f;
 }
 
-/* One fewer live process maps @ut: at none, its rows are freed and the table released. */
+/*
+ * One fewer live process maps @ut: at none, its rows are freed (when_met:
+ * kept until the space is wanted, tables__evict_idle()) and the table idles.
+ */
 static void tables__unuse(struct bpf_tables *t, const struct unwind_table *ut)
 {
 	struct loaded_file *f = tables__find_file(t, ut);
 
 	if (!f || (f->users && --f->users))
 		return;
-	if (f->nrows) {
-		if (!row_space__free(&t->space, f->first_row, f->nrows + f->ix_blocks)) {
-			t->st.rows_freed += f->nrows + f->ix_blocks;
-			t->st.index_slots -= f->ix_blocks;
-			t->st.files_freed++;
-			t->st.files--;
-		}
-		t->st.rows_used = t->space.used;
-	}
 	if (f->over_cap && t->hooks.release) {
-		*f = t->files[--t->nfiles];
+		tables__free_rows(t, f);
 		t->st.tables_released++;
 		t->hooks.release(t->hooks.ctx, ut);
 		return;
 	}
-	*f = t->files[--t->nfiles];
+	if (!t->hooks.when_met || !f->nrows)
+		tables__free_rows(t, f);
 	tables__idle(t, ut);
 }
 
@@ -376,22 +420,35 @@ static void loaded_proc__free(struct loaded_proc *lp)
 	free(lp);
 }
 
+/* @pid's loader state, made empty when new. Return: it, or NULL when out of memory. */
+static struct loaded_proc *tables__new_proc(struct bpf_tables *t, int pid)
+{
+	struct loaded_proc *lp = tables__proc(t, pid);
+
+	if (lp)
+		return lp;
+	lp = calloc(1, sizeof(*lp));
+	if (!lp || (lp->node.k1 = (uint32_t)pid, htab__insert(&t->procs, &lp->node))) {
+		free(lp);
+		return NULL;
+	}
+	t->st.procs = t->procs.n;
+	return lp;
+}
+
 /* @pid's entry now points at @tabs (owned from here): use them, then unuse the old ones. */
 static int tables__set_users(struct bpf_tables *t, int pid, const struct unwind_table **tabs,
 			     size_t n)
 {
-	struct loaded_proc *lp = tables__proc(t, pid);
+	struct loaded_proc *lp = tables__new_proc(t, pid);
 	const struct unwind_table **old;
 	size_t i, nold;
 
 	if (!lp) {
-		lp = calloc(1, sizeof(*lp));
-		if (!lp || (lp->node.k1 = (uint32_t)pid, htab__insert(&t->procs, &lp->node))) {
-			free(lp);
-			free(tabs);
-			return -ENOMEM;
-		}
+		free(tabs);
+		return -ENOMEM;
 	}
+	lp->clear = false; /* its entry is put next */
 	for (i = 0; i < n; i++)
 		tables__find_file(t, tabs[i])->users++;
 	old = lp->tabs;
@@ -552,24 +609,38 @@ static int tables__put(struct bpf_tables *t, int pid, struct st_uproc *p)
  */
 static int tables__wait_unmet(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
 {
-	struct loaded_proc *lp = tables__proc(t, pid);
+	struct loaded_proc *lp = tables__new_proc(t, pid);
 	__u32 key = pid;
 
+	if (!lp)
+		return -ENOMEM;
 	/*
 	 * A fork's entry is its parent's, copied by BPF: it names rows this
 	 * process does not hold, which go when the parent's last user exits.
+	 * Deleted once; not at every mapping of every process (a syscall each
+	 * was an eighth of a system-wide profile's CPU under churn).
 	 */
-	bpf_map_delete_elem(t->procs_fd, &key);
-
-	if (!lp) {
-		lp = calloc(1, sizeof(*lp));
-		if (!lp || (lp->node.k1 = (uint32_t)pid, htab__insert(&t->procs, &lp->node))) {
-			free(lp);
-			return -ENOMEM;
-		}
-		t->st.procs = t->procs.n;
-	}
+	if (!lp->clear)
+		bpf_map_delete_elem(t->procs_fd, &key);
+	lp->clear = true;
 	return tables__wait(t, pid, maps, n);
+}
+
+/*
+ * BPF copies the parent's entry at the fork when the parent has one: when
+ * the parent is known not to (unmet and clear), neither has the child.
+ * Unsure (the parent unknown: its exit read first), the child is not clear.
+ */
+void bpf_tables__fork(struct bpf_tables *t, int parent, int child)
+{
+	const struct loaded_proc *pp = tables__proc(t, parent);
+	struct loaded_proc *lp;
+
+	if (!t->hooks.when_met)
+		return;
+	lp = tables__new_proc(t, child);
+	if (lp && !lp->met)
+		lp->clear = pp && !pp->met && pp->clear;
 }
 
 int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
@@ -640,7 +711,8 @@ void bpf_tables__remove_process(struct bpf_tables *t, int pid)
 	__u32 key = pid;
 	size_t i;
 
-	bpf_map_delete_elem(t->procs_fd, &key); /* BPF may have deleted it at the exit */
+	if (!lp || !lp->clear) /* BPF may have deleted it at the exit */
+		bpf_map_delete_elem(t->procs_fd, &key);
 	tables__unwait(t, pid);
 	if (!lp)
 		return;

@@ -7,7 +7,8 @@
  * through a table source (lib/unwind/table.h). Memory is bounded by the map
  * sizes chosen before load; a file whose rows do not fit, or that would
  * take more than its share, is counted and walked by frame pointers. Rows
- * live as long as a live process maps their file (lib/unwind/row_space.h).
+ * live as long as a live process maps their file (lib/unwind/row_space.h);
+ * in when_met mode those of idle tables stay until the space is wanted.
  */
 #ifndef ST_UNWIND_BPF_TABLES_H
 #define ST_UNWIND_BPF_TABLES_H
@@ -73,8 +74,8 @@ struct bpf_tables_stats {
  *    was most of its own CPU. Implies lazy;
  *  - built(): is the table of @m built (or known not to be buildable)?
  *  - release(): no live process has mapped the file of @t for a while (its
- *    rows left st_urows at once; see BPF_TABLES_IDLE_ROWS): the table may
- *    be freed.
+ *    rows left st_urows at once, or in when_met mode when the space was
+ *    wanted or now; see BPF_TABLES_IDLE_ROWS): the table may be freed.
  */
 struct bpf_tables_hooks {
 	bool lazy;
@@ -108,6 +109,13 @@ void bpf_tables__set_hooks(struct bpf_tables *t, const struct bpf_tables_hooks *
  * Return: 0, or -ENOSPC when st_uprocs is full.
  */
 int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n);
+
+/**
+ * bpf_tables__fork() - @child was forked from @parent (before its mappings
+ * come): whether BPF may have copied @parent's entry to it, which the
+ * child's own mappings replace, or when_met must delete.
+ */
+void bpf_tables__fork(struct bpf_tables *t, int parent, int child);
 
 /**
  * bpf_tables__remove_process() - forget an exited process; the rows of

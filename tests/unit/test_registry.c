@@ -3,7 +3,8 @@
  * Unit test of lib/proc/registry: frames of a child resolve after it has
  * exited, files are shared between processes, a forked child starts with its
  * parent's mappings, and an exec, a munmap or a new file at the same address
- * change the answer from their moment on.
+ * change the answer from their moment on; an exec read late is read at the
+ * first event.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -191,6 +192,40 @@ static void check_times(struct proc_registry *r, uint64_t addr)
 	free(m.path);
 }
 
+/*
+ * procs__read_exec_late(): an exec reads nothing (a live child's vDSO, which
+ * no record names, is unknown); the child's first event reads /proc, and
+ * from then on its code and its vDSO resolve.
+ */
+static void check_exec_late(uint64_t addr, const struct expect *e)
+{
+	struct proc_registry *r = procs__new();
+	uint64_t base = getauxval(AT_SYSINFO_EHDR), bias = 0;
+	pid_t child;
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	procs__read_exec_late(r, true);
+	child = fork();
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	CHECK(child > 0);
+	procs__exec(r, child, procs_now());
+	CHECK(procs__find_elf(r, child, procs_now(), base + 0x10, &bias) == NULL);
+	/* Its fork reads nothing either: the grandchild inherits what is known. */
+	procs__fork(r, child, 2000000003, procs_now());
+	CHECK(procs__find_elf(r, child, procs_now(), base + 0x10, &bias) == NULL);
+	CHECK_EQ_U64(procs__see(r, child, procs_now()), 0);
+	check_frame(r, child, addr, e);
+	check_vdso(r, child);
+	kill(child, SIGKILL);
+	CHECK(waitpid(child, NULL, 0) == child);
+	procs__free(r);
+}
+
 int main(void)
 {
 	uint64_t addr = (uintptr_t)reg_test_target + 3;
@@ -209,6 +244,7 @@ int main(void)
 	check_live_and_gone(r, addr, &e);
 	check_times(r, addr);
 	procs__free(r);
+	check_exec_late(addr, &e);
 	elf_file__free(self);
 	CHECK(reg_test_target(1) == 10);
 	return CHECK_DONE();
