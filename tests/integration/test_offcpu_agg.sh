@@ -37,10 +37,12 @@ expect_eq sync-kernel-chain "$(grep -c "^$NAP_CHAIN;$NAP_KERNEL [0-9]*$" "$TMP/s
 within sync-kernel-time-10pct "$(folded_weight synck "$NAP_CHAIN;$NAP_KERNEL")" \
 	"$(( $(wl_value synck slept_ns) / 1000 ))" 10
 
-# 3. Deferred user stacks (the default): each nap's block is held in the kernel until its
+# 3. Deferred user stacks (--user-stacks=deferred; the default walks these at the
+#    switch-out, their pages being resident, as in 1): each nap's block is held in the kernel until its
 #    entry's walk joins it to the user stack (bpf/defer_hold.bpf.h), then counted there like
 #    a synchronous one: all but the key's first, which comes as a record; the time matches.
-run_wl defer "$W/offcpu_fp" sleep $N $MS -- offcpu --debug -f -U --state S -p @PID@
+run_wl defer "$W/offcpu_fp" sleep $N $MS -- offcpu --debug -f -U --state S --user-stacks=deferred \
+	-p @PID@
 blocks=$(wl_value defer sleep_blocks)
 expect_eq defer-one-chain "$(grep -c ';nap;now_ns ' "$TMP/defer.out")" 1
 within defer-time-5pct "$(folded_weight defer "$NAP_CHAIN")" "$(( $(wl_value defer slept_ns) / 1000 ))" 5
@@ -48,7 +50,8 @@ at_least defer-naps-counted "$(( $(in_kernel defer) + $(as_records defer) ))" "$
 at_least defer-merged-in-kernel "$(in_kernel defer)" $(( blocks - 2 ))
 
 # 4. The same with kernel stacks: the exact chain from the system call to __schedule.
-run_wl deferk "$W/offcpu_fp" sleep 20 $MS -- offcpu -f --state S -p @PID@
+run_wl deferk "$W/offcpu_fp" sleep 20 $MS -- offcpu -f --state S --user-stacks=deferred \
+	-p @PID@
 expect_eq defer-kernel-chain "$(grep -c "^$NAP_CHAIN;$NAP_KERNEL [0-9]*$" "$TMP/deferk.out")" 1
 within defer-kernel-time-10pct "$(folded_weight deferk "$NAP_CHAIN;$NAP_KERNEL")" \
 	"$(( $(wl_value deferk slept_ns) / 1000 ))" 10

@@ -205,6 +205,12 @@ static int offcpu__load(struct offcpu *o)
 	cfg.kskip = OFFCPU_KSKIP;
 	/* A switch-out is kept until its switch-in: a stack copy does not fit in the block. */
 	cfg.copy_fallback = 0;
+	/*
+	 * Unless --user-stacks=deferred asks for every entry's walk on the way
+	 * back: walked at the switch-out, deferred only past a page not present
+	 * (docs/deferred.md, "What it costs").
+	 */
+	cfg.defer_faults = o->common.user_stacks == CLI_USTACKS_AUTO;
 	o->skel->rodata->st_cfg = cfg;
 	/* Not when recording: a recording holds every block as a record. */
 	o->skel->rodata->st_agg_cfg = (struct st_agg_config){ .on = st_run_aggregates(),
