@@ -40,6 +40,10 @@ trap 'kill_jobs; wait 2>/dev/null; bpf_stats_restore; rm -rf "$TMP"' EXIT
 
 tool_cmd() {
 	CMD=(env --default-signal=INT)
+	BANNER=out
+	case $1 in
+	stacktap*) BANNER=err ;;
+	esac
 	case $1 in
 	stacktap) CMD+=("$ST" offcpu) PAT='^Tracing' ;;
 	stacktap-sync) CMD+=("$ST" offcpu --user-stacks=sync) PAT='^Tracing' ;;
@@ -62,8 +66,9 @@ run_one() {
 	tool_cmd "$tool"
 	"${CMD[@]}" > "$TMP/t.out" 2> "$TMP/t.err" &
 	tpid=$!
-	if ! wait_for "$TMP/t.out" "$PAT" $ATTACH_TIMEOUT_S "$tpid" &&
-		! wait_for "$TMP/t.err" "$PAT" 1 "$tpid"; then
+	# stacktap's banner is on stderr, the peers' on stdout: waited for on stdout alone,
+	# every stacktap round sat out the whole timeout (the "1-3 minutes to the banner").
+	if ! wait_for "$TMP/t.$BANNER" "$PAT" $ATTACH_TIMEOUT_S "$tpid"; then
 		REASON[$tool]="did not start: $(grep -v -e WARNING -e RLIMIT "$TMP/t.err" | tail -1)"
 		grep -q 'kprobe' "$TMP/t.err" && REASON[$tool]="needs kprobes (finish_task_switch): this kernel has none"
 		kill -9 "$tpid" 2>/dev/null

@@ -130,10 +130,40 @@ static __always_inline bool st_defer_user(void *ctx, struct st_scratch *s,
 	return true;
 }
 
-/* The user stack: now, later, or (copy mode) only as a copy. */
+/*
+ * A walk at the event stopped on a page it could not read (not present:
+ * faults are off here): in deferred mode with st_cfg.defer_faults, that walk
+ * is dropped and the entry's walk requested instead, which may fault.
+ */
+static __always_inline bool st_walk_wants_fault(struct st_scratch *s, __u32 n)
+{
+	return st_cfg.user_mode == ST_USER_DEFERRED && st_cfg.defer_faults && n &&
+	       s->ev.ustop == ST_USTOP_READ_FAILED;
+}
+
+/* Forget what the dropped walk at the event set, before deferring. */
+static __always_inline void st_walk_forget(struct st_scratch *s)
+{
+	s->ev.flags &= ~(ST_EV_UNLOADED | ST_EV_USWITCHED);
+	s->ev.ustop = ST_USTOP_NONE;
+	s->want_copy = 0;
+	s->check_bytes = 0;
+}
+
+/*
+ * The user stack: now, later, or (copy mode) only as a copy.
+ *
+ * Deferred with st_cfg.defer_faults (offcpu's default): walked now, and
+ * deferred only when the walk met a page it could not read. Every task_work
+ * request costs an irq_work self-interrupt (a VM exit here), ~3 us per
+ * switch-out against a walk at the event that the walk cache mostly reduces
+ * to one read and a compare; and a task switching out in a system call has
+ * its stack pages resident nearly always.
+ */
 static __always_inline __u32 st_capture_ustack(void *ctx, struct st_scratch *s, __u32 kd)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 n;
 
 	if (!st_cfg.ustack)
 		return 0;
@@ -143,10 +173,16 @@ static __always_inline __u32 st_capture_ustack(void *ctx, struct st_scratch *s, 
 	}
 	if (st_cfg.unwind == ST_UNWIND_COPY)
 		return 0;
-	/* One call of the walk below: the verifier checks its loop once per program. */
-	if (st_cfg.user_mode == ST_USER_DEFERRED && st_defer_user(ctx, s, task))
+	if (st_cfg.user_mode == ST_USER_DEFERRED && !st_cfg.defer_faults &&
+	    st_defer_user(ctx, s, task))
 		return 0;
-	return st_capture_user(s, kd);
+	/* One call of the walk: the verifier checks its loop once per program. */
+	n = st_capture_user(s, kd);
+	if (st_walk_wants_fault(s, n) && st_defer_user(ctx, s, task)) {
+		st_walk_forget(s);
+		return 0;
+	}
+	return n;
 }
 
 /*

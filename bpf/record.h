@@ -241,6 +241,9 @@ struct st_config {
 	__u32 user_mode;   /* ST_USER_SYNC or ST_USER_DEFERRED */
 	__u32 wakeup_bytes; /* wake the consumer once this much is waiting (0: every record) */
 	__u32 walk_cache;  /* keep walks at the event in task storage (bpf/ucache.bpf.h): probed */
+	__u32 defer_faults; /* deferred mode: walk at the event, defer only a walk that met a page
+			     * it could not read (bpf/capture.bpf.h st_capture_ustack()) */
+	__u32 pad;
 	__u64 filter_cgroup; /* 0 = any; else the cgroup v2 id (its directory's inode) of the task */
 };
 

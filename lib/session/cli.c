@@ -86,8 +86,9 @@ static const struct argp_option common_options[] = {
 	  "not loaded yet (dlopen just now), 1-64 (default 16)", 2 },
 	{ "user-stacks", OPT_USER_STACKS, "WHEN", 0,
 	  "deferred (on return to user space: one walk per kernel entry, may fault pages in; "
-	  "the default of profile and offcpu where the kernel has task_work) or sync (at the "
-	  "event; the default of count and snoop)", 2 },
+	  "the default of profile and offcpu where the kernel has task_work; offcpu walks at "
+	  "the switch-out first and defers only past a page not present, unless deferred is "
+	  "given) or sync (at the event; the default of count and snoop)", 2 },
 	{ "fast-start", OPT_FAST_START, NULL, 0,
 	  "Start tracing before the unwind tables are built: until they are, user stacks are "
 	  "copied and unwound in user space (which stops at signal frames, coroutines and "

@@ -24,8 +24,9 @@
  *       a thread whose stack is a shared memfd mapping: cold1 -> cold2 ->
  *       cold3 -> cold4 (frames 8 KiB apart) drops every page of its stack
  *       (MADV_DONTNEED: the contents stay in the memfd, the page table
- *       entries go), then makes one getppid(); N times. The outer frames sit
- *       on pages that are not present: a walk that cannot fault stops there.
+ *       entries go), then makes one getppid(), drops them again and naps 1 ms;
+ *       N times. The outer frames sit on pages that are not present: a walk
+ *       that cannot fault stops there.
  *
  * Built by tests/workloads/deferred.mk (frame pointers).
  */
@@ -235,6 +236,7 @@ static int run_pipe(void)
 /* --- cold --------------------------------------------------------------- */
 
 static char *cold_stack;
+static const struct timespec cold_nap = { .tv_nsec = 1000000 };
 
 NOINLINE void cold4(void)
 {
@@ -244,6 +246,12 @@ NOINLINE void cold4(void)
 	/* Every page of this thread's stack leaves the page table; the memfd keeps them. */
 	sys3(SYS_madvise, (long)cold_stack, COLD_STACK, MADV_DONTNEED);
 	sys3(SYS_getppid, 0, 0, 0);
+	/*
+	 * Again, then a nap: offcpu's switch-out meets the stack absent too
+	 * (a deferred walk at getppid's return faulted it back in).
+	 */
+	sys3(SYS_madvise, (long)cold_stack, COLD_STACK, MADV_DONTNEED);
+	sys3(SYS_nanosleep, (long)&cold_nap, 0, 0);
 	sink += pad[0];
 }
 

@@ -38,6 +38,28 @@ struct {
 	__type(value, struct offcpu_block);
 } offcpu_start SEC(".maps");
 
+/*
+ * The same blocks in task storage where the kernel has it (set before load,
+ * probed; the map is then not created and this code is dead): a task's block
+ * is allocated once and reused at every switch-out, where the hash above
+ * allocates a 2 KiB element at each switch-out and frees it at the switch-in
+ * (and bpf_mem_alloc refills and frees its per-CPU caches by irq_work, a VM
+ * exit here, as a task's switch-outs and switch-ins land on different CPUs).
+ * A block is pending while its ev.ts is not 0.
+ */
+const volatile __u32 offcpu_by_task = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct offcpu_block);
+} offcpu_blocks SEC(".maps");
+
+#ifndef BPF_LOCAL_STORAGE_GET_F_CREATE
+#define BPF_LOCAL_STORAGE_GET_F_CREATE 1
+#endif
+
 #define OFFCPU_TASK_INTERRUPTIBLE 0x1 /* include/linux/sched.h */
 #define OFFCPU_TASK_UNINTERRUPTIBLE 0x2
 #define OFFCPU_TASK_STOPPED 0x4
@@ -74,11 +96,31 @@ static __always_inline bool offcpu__wanted(bool preempt, struct task_struct *pre
 	return st_wanted(prev->tgid, prev->pid, bpf_get_smp_processor_id());
 }
 
+/* The pending block of @next, or NULL. */
+static __always_inline struct offcpu_block *offcpu__pending(struct task_struct *next, __u32 tid)
+{
+	struct offcpu_block *b;
+
+	if (!offcpu_by_task)
+		return bpf_map_lookup_elem(&offcpu_start, &tid);
+	b = bpf_task_storage_get(&offcpu_blocks, next, NULL, 0);
+	return b && b->ev.ts ? b : NULL;
+}
+
+/* The block of @next is counted or sent: no longer pending. */
+static __always_inline void offcpu__done(struct offcpu_block *b, __u32 tid)
+{
+	if (offcpu_by_task)
+		b->ev.ts = 0;
+	else
+		bpf_map_delete_elem(&offcpu_start, &tid);
+}
+
 /* The block of @next is over: its time off the CPU is the record's weight. */
 static __always_inline void offcpu__switch_in(struct task_struct *next)
 {
 	__u32 tid = next->pid, n;
-	struct offcpu_block *b = bpf_map_lookup_elem(&offcpu_start, &tid);
+	struct offcpu_block *b = offcpu__pending(next, tid);
 	__u64 delta;
 
 	if (!b)
@@ -100,7 +142,23 @@ static __always_inline void offcpu__switch_in(struct task_struct *next)
 				st_stat_inc(ST_DROP_RINGBUF_FULL); /* a key made, then counted */
 		}
 	}
-	bpf_map_delete_elem(&offcpu_start, &tid);
+	offcpu__done(b, tid);
+}
+
+/* @s's record into the current task's block: its header and its frames only. */
+static __always_inline long offcpu__keep_by_task(struct st_scratch *s)
+{
+	struct offcpu_block *b = bpf_task_storage_get(&offcpu_blocks, bpf_get_current_task_btf(),
+						      NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	__u64 size = sizeof(s->ev) + ((__u32)s->ev.kdepth + s->ev.udepth) * 8ull;
+
+	/* The bound must sit on the register that is used: keep clang from copying it. */
+	barrier_var(size);
+	if (size > sizeof(*b))
+		size = sizeof(*b);
+	if (!b)
+		return -1;
+	return bpf_probe_read_kernel(b, size, &s->ev);
 }
 
 /*
@@ -117,7 +175,8 @@ static __always_inline void offcpu__switch_out(struct st_scratch *s)
 		st_stat_inc(ST_STAT_UTRUNC);
 	}
 	/* The record's header is followed by its frames in the scratch: a block's layout. */
-	if (bpf_map_update_elem(&offcpu_start, &tid, &s->ev, BPF_ANY))
+	if (offcpu_by_task ? offcpu__keep_by_task(s) :
+			     bpf_map_update_elem(&offcpu_start, &tid, &s->ev, BPF_ANY))
 		st_stat_inc(ST_DROP_BLOCK_FULL);
 	s->busy = 0;
 }

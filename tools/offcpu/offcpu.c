@@ -20,6 +20,7 @@
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/offcpu.skel.h"
 #include "lib/out/render.h"
+#include "lib/session/features.h"
 #include "lib/pipeline/raw_stacks.h"
 #include "lib/pipeline/tool_report.h"
 #include "lib/session/aggregate.h"
@@ -190,6 +191,21 @@ static void offcpu_print(struct offcpu *o)
 		o->err = err;
 }
 
+/* Blocks in task storage where the kernel has it, else in the hash: one map created. */
+static int offcpu__choose_blocks(struct offcpu *o)
+{
+	bool by_task = feature_task_storage(NULL, 0);
+	int err;
+
+	o->skel->rodata->offcpu_by_task = by_task;
+	err = bpf_map__set_autocreate(o->skel->maps.offcpu_blocks, by_task);
+	if (!err)
+		err = bpf_map__set_autocreate(o->skel->maps.offcpu_start, !by_task);
+	if (err)
+		st_err("offcpu: cannot choose the blocks' map: %s", strerror(-err));
+	return err;
+}
+
 static int offcpu__load(struct offcpu *o)
 {
 	struct st_config cfg;
@@ -205,10 +221,19 @@ static int offcpu__load(struct offcpu *o)
 	cfg.kskip = OFFCPU_KSKIP;
 	/* A switch-out is kept until its switch-in: a stack copy does not fit in the block. */
 	cfg.copy_fallback = 0;
+	/*
+	 * Unless --user-stacks=deferred asks for every entry's walk on the way
+	 * back: walked at the switch-out, deferred only past a page not present
+	 * (docs/deferred.md, "What it costs").
+	 */
+	cfg.defer_faults = o->common.user_stacks == CLI_USTACKS_AUTO;
 	o->skel->rodata->st_cfg = cfg;
 	/* Not when recording: a recording holds every block as a record. */
 	o->skel->rodata->st_agg_cfg = (struct st_agg_config){ .on = st_run_aggregates(),
 							      .hash_mask = ~0ull };
+	err = offcpu__choose_blocks(o);
+	if (err)
+		return err;
 	o->skel->rodata->offcpu_states = o->states;
 	o->skel->rodata->offcpu_threads = o->threads;
 	o->skel->rodata->offcpu_min_ns = o->min_us * 1000;
