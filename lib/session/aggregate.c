@@ -11,6 +11,7 @@
 #include "lib/session/aggregate.h"
 #include "lib/session/session.h"
 #include "lib/stack/store.h"
+#include "lib/util/grow.h"
 #include "lib/util/log.h"
 
 /*
@@ -129,15 +130,8 @@ static int agg__cmp_pid(const void *a, const void *b)
 /* Notes @k for deletion once the scan is over (a deleted key would restart the scan). */
 static int agg__note_gone(struct agg_reader *ar, const struct st_agg_key *k)
 {
-	if (ar->ngone == ar->gone_cap) {
-		size_t cap = ar->gone_cap ? ar->gone_cap * 2 : 256;
-		struct st_agg_key *v = realloc(ar->gone, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ar->gone = v;
-		ar->gone_cap = cap;
-	}
+	if (array_reserve((void **)&ar->gone, &ar->gone_cap, ar->ngone + 1, sizeof(*ar->gone)))
+		return -ENOMEM;
 	ar->gone[ar->ngone++] = *k;
 	return 0;
 }
@@ -145,15 +139,8 @@ static int agg__note_gone(struct agg_reader *ar, const struct st_agg_key *k)
 /* Notes that a count of a live process names the stack @hash. */
 static int agg__note_live(struct agg_reader *ar, uint64_t hash)
 {
-	if (ar->nlive == ar->live_cap) {
-		size_t cap = ar->live_cap ? ar->live_cap * 2 : 1024;
-		uint64_t *v = realloc(ar->live, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ar->live = v;
-		ar->live_cap = cap;
-	}
+	if (array_reserve((void **)&ar->live, &ar->live_cap, ar->nlive + 1, sizeof(*ar->live)))
+		return -ENOMEM;
 	ar->live[ar->nlive++] = hash;
 	return 0;
 }
