@@ -96,6 +96,20 @@ static __always_inline bool offcpu__wanted(bool preempt, struct task_struct *pre
 	return st_wanted(prev->tgid, prev->pid, bpf_get_smp_processor_id());
 }
 
+/*
+ * A block whose record found no room, counted in the kernel (st_agg_rescue()).
+ * The first of its key is only made there, to be sent; the ring has just
+ * refused it, so it is counted with a second call. Return: true when counted.
+ */
+static __always_inline bool offcpu__rescue(struct st_event *ev)
+{
+	int r = st_agg_rescue(ev);
+
+	if (r == ST_AGG_FIRST)
+		r = st_agg_rescue(ev);
+	return r == ST_AGG_COUNTED;
+}
+
 /* The pending block of @next, or NULL. */
 static __always_inline struct offcpu_block *offcpu__pending(struct task_struct *next, __u32 tid)
 {
@@ -137,9 +151,8 @@ static __always_inline void offcpu__switch_in(struct task_struct *next)
 			if (!bpf_ringbuf_output(&st_events, &b->ev, sizeof(b->ev) + n * 8,
 						st_rb_flags()))
 				st_stat_inc(ST_STAT_SENT);
-			else if (st_agg_rescue(&b->ev) != ST_AGG_COUNTED &&
-				 st_agg_rescue(&b->ev) != ST_AGG_COUNTED)
-				st_stat_inc(ST_DROP_RINGBUF_FULL); /* a key made, then counted */
+			else if (!offcpu__rescue(&b->ev))
+				st_stat_inc(ST_DROP_RINGBUF_FULL);
 		}
 	}
 	offcpu__done(b, tid);
