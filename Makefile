@@ -17,6 +17,9 @@ CC      ?= gcc
 CLANG   ?= clang
 BPFTOOL ?= bpftool
 SAN     ?=
+# `make check` and `make demo` build with one job per CPU: a fresh clone's
+# build is a fifth of the suite's time when done one file at a time.
+NPROC   := $(shell nproc 2>/dev/null || echo 1)
 
 ifeq ($(V),1)
 Q =
@@ -204,11 +207,11 @@ $(O)/bench/st-%: bench/st_%.c $(O)/libstacktap.a
 tests: $(O)/stacktap $(UNITS) $(HELPERS) workloads $(FUZZERS) $(BENCH_TOOLS) bpf-headers
 
 check: need-deps
-	$(Q)$(MAKE) --no-print-directory tests
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) tests
 	$(Q)O=$(O) tests/run.sh
 
 demo: need-deps
-	$(Q)$(MAKE) --no-print-directory $(O)/stacktap workloads
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) $(O)/stacktap workloads
 	$(Q)tests/demo.sh $(O)
 
 bench: $(O)/stacktap workloads $(BENCH_TOOLS)
