@@ -151,6 +151,12 @@ $(O)/obj/%.o: %.c $(HDRS) | $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ST_CFLAGS) -c $< -o $@
 
+# A tool's objects include its own BPF skeleton: an edit of its BPF program
+# alone must rebuild them too (the order-only list above only makes sure
+# every skeleton exists before any object is compiled).
+tool_objs = $(patsubst %.c,$(O)/obj/%.o,$(filter-out %.bpf.c,$(wildcard $(dir $(1))*.c)))
+$(foreach s,$(BPF_SRCS),$(eval $(call tool_objs,$(s)): $(O)/skel/$(notdir $(s:.bpf.c=.skel.h))))
+
 $(O)/libstacktap.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@
