@@ -2,7 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # CPU per context switch of a system-wide `stacktap offcpu` beside bpftrace's
 # `tracepoint:sched:sched_switch { @[kstack, ustack] = count(); }` (and bcc's
-# offcputime where it can run), in one run.
+# offcputime where it can run), in one run, and the physical floor: bench/floor
+# with -s, a bare program on every sched_switch that calls bpf_get_stack for
+# the kernel and the user stack (frame pointers) into a per-CPU buffer and
+# keeps a count (bench/floor/floor.bpf.c). "vs floor" is a tool's CPU/switch
+# over the floor's; when 0.5x bpftrace (issue 13's target) is below the
+# floor, the honest target is the floor + 5%, as for bench_count.sh.
 #
 # The workload is `perf bench sched pipe -l BENCH_OFFCPU_LOOPS`: two tasks
 # passing a byte back and forth through pipes, two context switches a round
@@ -10,7 +15,11 @@
 # tool process's CPU (utime+stime) plus the run time of the BPF programs it
 # holds (BPF statistics held on), over the machine's context switches
 # (/proc/stat ctxt) in the same window; "usecs/op added" is the workload's
-# round trip under the tool minus untraced. Every tool runs once per round,
+# round trip under the tool minus untraced; "BPF/switch" the BPF part alone.
+# stacktap-defer is --user-stacks=deferred: every switch-out's user stack
+# walked once per kernel entry on the way back to user space (the default
+# walks at the switch-out, deferring only past a page not present). Every
+# tool runs once per round,
 # BENCH_OFFCPU_REPS rounds; figures are medians, with the spread (lowest-
 # highest) of the per-round ratio to bpftrace.
 #
@@ -30,10 +39,12 @@ TMP=$(mktemp -d /tmp/stacktap-bench.XXXXXX)
 BENCH_NAME=bench_offcpu
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
-declare -A OP PERSW RATIO REASON
-TOOLS=(baseline stacktap stacktap-sync bpftrace bcc)
+FLOOR=$O/bench/floor
+declare -A OP PERSW BPFSW RATIO REASON
 ST_BEFORE=${ST_BEFORE:-}
-[ -n "$ST_BEFORE" ] && TOOLS=(baseline stacktap stacktap-sync stacktap-before bpftrace bcc)
+STACKTAPS=(stacktap stacktap-sync stacktap-defer)
+[ -n "$ST_BEFORE" ] && STACKTAPS+=(stacktap-before)
+TOOLS=(baseline floor "${STACKTAPS[@]}" bpftrace bcc)
 HZ=$(getconf CLK_TCK)
 
 trap 'kill_jobs; wait 2>/dev/null; bpf_stats_restore; rm -rf "$TMP"' EXIT
@@ -42,11 +53,13 @@ tool_cmd() {
 	CMD=(env --default-signal=INT)
 	BANNER=out
 	case $1 in
-	stacktap*) BANNER=err ;;
+	stacktap* | floor) BANNER=err ;;
 	esac
 	case $1 in
+	floor) CMD+=("$FLOOR" -s) PAT='^Tracing' ;;
 	stacktap) CMD+=("$ST" offcpu) PAT='^Tracing' ;;
 	stacktap-sync) CMD+=("$ST" offcpu --user-stacks=sync) PAT='^Tracing' ;;
+	stacktap-defer) CMD+=("$ST" offcpu --user-stacks=deferred) PAT='^Tracing' ;;
 	stacktap-before) CMD+=("$ST_BEFORE" offcpu) PAT='^Tracing' ;;
 	bpftrace) CMD+=(bpftrace -e 'tracepoint:sched:sched_switch { @[kstack, ustack] = count(); }')
 		PAT='^Attaching' ;;
@@ -87,14 +100,30 @@ run_one() {
 	OP[$tool]+="$op "
 	PERSW[$tool]+="$(awk -v t=$((t1 - t0)) -v hz="$HZ" -v b=$((b1 - b0)) -v c=$((c1 - c0)) \
 		'BEGIN { printf "%.0f", (t * 1e9 / hz + b) / c }') "
+	BPFSW[$tool]+="$(awk -v b=$((b1 - b0)) -v c=$((c1 - c0)) 'BEGIN { printf "%.0f", b / c }') "
+}
+
+# The last word of $1: this round's figure.
+last() { echo "$1" | tr ' ' '\n' | grep . | tail -1; }
+
+# The floor against issue 13's target, 0.5x bpftrace, from the medians.
+floor_verdict() {
+	local f b
+	f=$(echo "${PERSW[floor]:-}" | median) b=$(echo "${PERSW[bpftrace]:-}" | median)
+	[ -n "$f" ] && [ -n "$b" ] || return 0
+	awk -v f="$f" -v b="$b" 'BEGIN {
+		if (f > b / 2) w = "0.5x bpftrace (" int(b / 2) " ns) is below the floor, so the target is floor + 5% (" int(f * 1.05) " ns/switch)"
+		else w = "0.5x bpftrace (" int(b / 2) " ns) is above the floor"
+		printf "floor: %.2fx bpftrace; %s\n", f / b, w }'
 }
 
 main() {
-	local r t b
+	local r t b f
 	[ "$(id -u)" = 0 ] || { note "needs root"; exit 1; }
 	[ -x "$ST" ] || { note "$ST: not built (make O=$O)"; exit 1; }
 	perf bench sched pipe -l 10 > /dev/null 2>&1 || { note "perf bench does not run (make bench-deps)"; exit 1; }
 	command -v bpftrace > /dev/null || REASON[bpftrace]="bpftrace missing: apt-get install bpftrace"
+	build_floor "$O" || REASON[floor]="bench/floor/ did not build (clang, bpftool, libbpf-dev)"
 	BCC_REASON=
 	[ -x "$BCC" ] || BCC_REASON="$BCC missing: apt-get install bpfcc-tools"
 	[ -z "$BCC_REASON" ] && bcc_headers
@@ -108,32 +137,35 @@ main() {
 			[ -n "${REASON[$t]:-}" ] && [ "${t#stacktap}" = "$t" ] && continue
 			run_one "$t"
 		done
-		b=$(echo "${PERSW[bpftrace]:-}" | tr ' ' '\n' | grep . | tail -1)
-		for t in stacktap stacktap-sync stacktap-before; do
-			RATIO[$t]+="$(awk -v a="$(echo "${PERSW[$t]:-}" | tr ' ' '\n' | grep . | tail -1)" -v b="$b" \
+		b=$(last "${PERSW[bpftrace]:-}")
+		for t in floor "${STACKTAPS[@]}"; do
+			RATIO[$t]+="$(awk -v a="$(last "${PERSW[$t]:-}")" -v b="$b" \
 				'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b }') "
 		done
 		# the rounds so far, in case the run is cut short: stacktap starts slowly on a busy machine
-		for t in stacktap stacktap-sync stacktap-before bpftrace; do
+		for t in floor "${STACKTAPS[@]}" bpftrace; do
 			note "after round $r: $t CPU ns/switch ${PERSW[$t]:-}, ratio to bpftrace ${RATIO[$t]:-}"
 		done
 	done
 	b=$(echo "${OP[baseline]:-}" | median)
-	printf '%-14s %10s %14s %11s %12s %13s %14s\n' tool usecs/op "usecs/op added" "CPU/switch" \
-		"vs bpftrace" "ratio spread" "CPU/sw runs"
+	f=$(echo "${PERSW[floor]:-}" | median)
+	printf '%-15s %10s %14s %10s %10s %11s %9s %12s %14s\n' tool usecs/op "usecs/op added" "CPU/switch" \
+		"BPF/switch" "vs bpftrace" "vs floor" "ratio spread" "CPU/sw runs"
 	for t in "${TOOLS[@]}"; do
 		if [ -z "${OP[$t]:-}" ]; then
-			printf '%-14s not run: %s\n' "$t" "${REASON[$t]:-unknown}"
+			printf '%-15s not run: %s\n' "$t" "${REASON[$t]:-unknown}"
 			continue
 		fi
-		printf '%-14s %10s %14s %11s %12s %13s %14s\n' "$t" "$(echo "${OP[$t]}" | median)" \
+		printf '%-15s %10s %14s %10s %10s %11s %9s %12s %14s\n' "$t" "$(echo "${OP[$t]}" | median)" \
 			"$(awk -v a="$(echo "${OP[$t]}" | median)" -v b="$b" 'BEGIN { printf "%.3f", a - b }')" \
-			"$(echo "${PERSW[$t]:-}" | median)" \
+			"$(echo "${PERSW[$t]:-}" | median)" "$(echo "${BPFSW[$t]:-}" | median)" \
 			"$(ratio "$(echo "${PERSW[$t]:-}" | median)" "$(echo "${PERSW[bpftrace]:-}" | median)")" \
+			"$(ratio "$(echo "${PERSW[$t]:-}" | median)" "$f")" \
 			"$(echo "${RATIO[$t]:-}" | spread)" "${PERSW[$t]:-}"
 	done
 	echo "(CPU/switch: ns of tool CPU + its BPF run time per context switch of the machine;"
-	echo "ratio spread: lowest-highest per-round ratio to bpftrace)"
+	echo "BPF/switch: the BPF run time alone; ratio spread: lowest-highest per-round ratio to bpftrace)"
+	floor_verdict
 	echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 	[ -n "${OP[stacktap]:-}" ]
 }

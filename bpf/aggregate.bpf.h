@@ -244,6 +244,31 @@ enum st_agg_result {
 	ST_AGG_COUNTED = 1, /* counted: send nothing */
 };
 
+/* The count key of @ev under @hash: the identity user space reports it by. */
+static __always_inline void st_agg_key_of(struct st_agg_key *k, const struct st_event *ev,
+					  __u64 hash)
+{
+	__u32 *gen = st_agg_gen_of(ev->pid);
+
+	k->hash = hash;
+	k->pid = ev->pid;
+	k->tid = st_agg_cfg.per_tid ? ev->tid : 0;
+	k->flags = ev->flags & (ST_EV_UFAIL | ST_EV_KTHREAD);
+	k->ustop = ev->ustop;
+	k->gen = gen ? *gen : 0;
+	__builtin_memcpy(k->comm, ev->comm, ST_COMM_LEN);
+}
+
+/* @ev added to its count @v. Return: ST_AGG_COUNTED. */
+static __always_inline int st_agg_add(struct st_agg_val *v, const struct st_event *ev,
+				      bool rescue)
+{
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->weight, ev->weight);
+	st_stat_inc(rescue ? ST_STAT_AGG_RESCUED : ST_STAT_AGG);
+	return ST_AGG_COUNTED;
+}
+
 /*
  * Adds the event to its count, or makes its key. @rescue: its record found
  * no room (st_agg_rescue()): counted apart.
@@ -252,17 +277,9 @@ static __always_inline int st_agg_count(struct st_event *ev, __u64 hash, bool re
 {
 	struct st_agg_key key, *k = &key;
 	struct st_agg_val fresh = {}, *v;
-	__u32 *gen;
 	long err;
 
-	k->hash = hash;
-	k->pid = ev->pid;
-	k->tid = st_agg_cfg.per_tid ? ev->tid : 0;
-	k->flags = ev->flags & (ST_EV_UFAIL | ST_EV_KTHREAD);
-	k->ustop = ev->ustop;
-	gen = st_agg_gen_of(ev->pid);
-	k->gen = gen ? *gen : 0;
-	__builtin_memcpy(k->comm, ev->comm, ST_COMM_LEN);
+	st_agg_key_of(k, ev, hash);
 	v = bpf_map_lookup_elem(&st_agg_counts, k);
 	if (!v) {
 		/* A new key: its first event travels as a record, stamped now (st_capture_send()). */
@@ -281,10 +298,7 @@ static __always_inline int st_agg_count(struct st_event *ev, __u64 hash, bool re
 		if (!v)
 			return ST_AGG_NOT;
 	}
-	__sync_fetch_and_add(&v->count, 1);
-	__sync_fetch_and_add(&v->weight, ev->weight);
-	st_stat_inc(rescue ? ST_STAT_AGG_RESCUED : ST_STAT_AGG);
-	return ST_AGG_COUNTED;
+	return st_agg_add(v, ev, rescue);
 }
 
 /*
@@ -315,6 +329,15 @@ static __always_inline bool st_agg_cut(struct st_event *ev)
 	return true;
 }
 
+/* May @ev be counted here at all? (@rescue: see st_agg_rescue()) */
+static __always_inline bool st_agg_eligible(const struct st_event *ev, bool want_copy,
+					    bool rescue)
+{
+	if (!st_agg_cfg.on || st_cfg.copy_bytes || (ev->flags & ST_EV_UDEFERRED))
+		return false;
+	return rescue || !(want_copy || (ev->flags & (ST_EV_UNLOADED | ST_EV_UCOPY)));
+}
+
 /*
  * st_agg_event_in() - st_agg_event() with the hash and comparison state in
  * @t: a sleepable program (the deferred walk's callback, bpf/defer_hold.bpf.h)
@@ -333,9 +356,7 @@ static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
 	__u64 hash;
 	int res;
 
-	if (!st_agg_cfg.on || st_cfg.copy_bytes || (ev->flags & ST_EV_UDEFERRED))
-		return ST_AGG_NOT;
-	if (!rescue && (want_copy || (ev->flags & (ST_EV_UNLOADED | ST_EV_UCOPY))))
+	if (!st_agg_eligible(ev, want_copy, rescue))
 		return ST_AGG_NOT;
 	if (n > ST_AGG_FRAMES) {
 		if (!rescue) {
@@ -360,6 +381,7 @@ static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
 			st_stat_inc(ST_STAT_AGG_COLLIDE);
 		return ST_AGG_NOT;
 	}
+	t->hash = hash; /* the key's: st_agg_event_keyed() */
 	res = st_agg_count(ev, hash, rescue);
 	if (cut && res == ST_AGG_COUNTED)
 		st_stat_inc(ST_STAT_AGG_CUT);
@@ -380,6 +402,75 @@ static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 	struct st_agg_tmp *t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
 
 	return t && st_agg_event_in(ev, want_copy, t, false) == ST_AGG_COUNTED;
+}
+
+/*
+ * st_agg_event_keyed() - st_agg_event() that also says under which hash
+ * @ev's frames matched the stored stack, compared in full: a caller that
+ * proves, by comparing in full, that a later event has the same frames and
+ * depths may count it with st_agg_event_again() and skip the hash and the
+ * comparison.
+ * @hash: set to the hash when matched (counted or made its key), else 0
+ *
+ * Return: as st_agg_event().
+ */
+static __always_inline bool st_agg_event_keyed(struct st_event *ev, __u64 *hash)
+{
+	__u32 zero = 0;
+	struct st_agg_tmp *t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
+	int res;
+
+	*hash = 0;
+	if (!t)
+		return false;
+	t->hash = 0;
+	res = st_agg_event_in(ev, false, t, false);
+	if (res != ST_AGG_NOT)
+		*hash = t->hash;
+	return res == ST_AGG_COUNTED;
+}
+
+/*
+ * st_agg_event_again() - count @ev under @hash, which st_agg_event_keyed()
+ * gave an earlier event whose frames and depths the caller compared with
+ * @ev's in full (st_agg_same_frames()). Only a count that exists is added
+ * to: it names @hash, so user space keeps that stored stack. A new key (a
+ * new comm, mappings generation, or the old key read and deleted) goes the
+ * whole way through st_agg_event_keyed() instead.
+ *
+ * Return: true when counted, false when the caller must take the whole way.
+ */
+static __always_inline bool st_agg_event_again(struct st_event *ev, __u64 hash)
+{
+	struct st_agg_key k;
+	struct st_agg_val *v;
+
+	if (!st_agg_eligible(ev, false, false) || (__u32)ev->kdepth + ev->udepth > ST_AGG_FRAMES)
+		return false;
+	st_agg_key_of(&k, ev, hash);
+	v = bpf_map_lookup_elem(&st_agg_counts, &k);
+	return v && st_agg_add(v, ev, false) == ST_AGG_COUNTED;
+}
+
+/*
+ * st_agg_same_frames() - are @a's depths and frames those of @b, every one
+ * compared? Both records are followed by their frames in map memory, with
+ * room for ST_AGG_FRAMES; deeper stacks are never the same here.
+ */
+static __always_inline bool st_agg_same_frames(const struct st_event *a,
+					       const struct st_event *b)
+{
+	struct st_agg_loop l = { .ev = (const struct st_agg_stack *)a,
+				 .stored = (const struct st_agg_stack *)b };
+	__u32 zero = 0, n = (__u32)a->kdepth + a->udepth;
+
+	if (n > ST_AGG_FRAMES)
+		return false;
+	l.t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
+	if (!l.t)
+		return false;
+	l.t->n = n;
+	return st_agg_same(&l);
 }
 
 /*

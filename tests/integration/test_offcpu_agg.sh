@@ -61,3 +61,17 @@ expect_eq defer-kernel-chain "$(grep -c "^$NAP_CHAIN;$NAP_KERNEL [0-9]*$" "$TMP/
 within defer-kernel-time-10pct "$(folded_weight deferk "$NAP_CHAIN;$NAP_KERNEL")" \
 	"$(( $(wl_value deferk slept_ns) / 1000 ))" 10
 
+
+# 5. A task whose every block has another stack than its last (alternately s1..nap and
+#    t1..nap): a block whose frames equal its last one's, compared in full, is counted under
+#    the hash those matched (tools/offcpu/offcpu.bpf.c, offcpu__count()); here none is, and
+#    each chain gets its own naps' time, none of the other's (2 ms against 6 ms naps).
+ALT_A="offcpu_fp;_start;__libc_start_main;__libc_start_call_main;main;run_sleep;s1;s2;s3;nap;now_ns"
+ALT_B="offcpu_fp;_start;__libc_start_main;__libc_start_call_main;main;run_sleep;t1;t2;nap;now_ns"
+run_wl alt "$W/offcpu_fp" alt $N 2 6 -- offcpu --debug -f -U --state S,D,I,T -p @PID@
+expect_eq alt-chain-a "$(grep -c "^$ALT_A [0-9]*$" "$TMP/alt.out")" 1
+expect_eq alt-chain-b "$(grep -c "^$ALT_B [0-9]*$" "$TMP/alt.out")" 1
+within alt-time-a-5pct "$(folded_weight alt "$ALT_A")" "$(( $(wl_value alt slept_ns_a) / 1000 ))" 5
+within alt-time-b-5pct "$(folded_weight alt "$ALT_B")" "$(( $(wl_value alt slept_ns_b) / 1000 ))" 5
+at_least alt-naps-counted "$(( $(in_kernel alt) + $(as_records alt) ))" "$(wl_value alt sleep_blocks)"
+at_least alt-merged-in-kernel "$(in_kernel alt)" $(( $(wl_value alt sleep_blocks) - 4 ))

@@ -13,6 +13,10 @@
  *       "slept_ns_b", the sums of the MS and of the MS2 sleeps; "slept_ns_ge20"
  *       and "slept_ns_lt20" split the sleeps by their measured duration at
  *       20 ms instead (a loaded machine may wake a short nap very late).
+ *   offcpu alt N MS MS2 GO_FIFO
+ *       as sleep with MS2, but the MS2 naps block under another chain,
+ *       main -> t1 -> t2 -> nap: a task whose every block has a stack other
+ *       than its last one's.
  *   offcpu pipe N GO_FIFO
  *       writer thread: pw1 -> pw2 -> push: N write() calls of 1 MiB each
  *       into a pipe that a reader thread drains 16 KiB every 500 us, so
@@ -113,6 +117,10 @@ NOINLINE long nap(long ms)
 NOINLINE long s3(long ms) { long t = nap(ms); sink++; return t; }
 NOINLINE long s2(long ms) { long t = s3(ms); sink++; return t; }
 NOINLINE long s1(long ms) { long t = s2(ms); sink++; return t; }
+NOINLINE long t2(long ms) { long t = nap(ms); sink++; return t; }
+NOINLINE long t1(long ms) { long t = t2(ms); sink++; return t; }
+
+static int alt_chain; /* alt: the MS2 naps through t1 */
 
 static long switches(int all);
 
@@ -128,7 +136,10 @@ static int run_sleep(long ms, long ms2)
 	ready_and_wait();
 	before = switches(0);
 	for (i = 0; i < iterations; i++) {
-		t = s1(ms2 && (i & 1) ? ms2 : ms);
+		if (ms2 && (i & 1))
+			t = alt_chain ? t1(ms2) : s1(ms2);
+		else
+			t = s1(ms);
 		total[ms2 && (i & 1)] += t;
 		by_length[t >= 20000000] += t;
 	}
@@ -294,11 +305,18 @@ int main(int argc, char **argv)
 		go_fifo = argv[argc - 1];
 		return run_sleep(atol(argv[3]), argc == 6 ? atol(argv[4]) : 0);
 	}
+	if (argc == 6 && !strcmp(argv[1], "alt")) {
+		iterations = atol(argv[2]);
+		go_fifo = argv[5];
+		alt_chain = 1;
+		return run_sleep(atol(argv[3]), atol(argv[4]));
+	}
 	if (argc == 4 && (!strcmp(argv[1], "pipe") || !strcmp(argv[1], "cold"))) {
 		iterations = atol(argv[2]);
 		go_fifo = argv[3];
 		return argv[1][0] == 'p' ? run_pipe() : run_cold();
 	}
-	fprintf(stderr, "usage: offcpu sleep N MS [MS2] GO_FIFO | pipe N GO_FIFO | cold N GO_FIFO\n");
+	fprintf(stderr, "usage: offcpu sleep N MS [MS2] GO_FIFO | alt N MS MS2 GO_FIFO | pipe N GO_FIFO | "
+			"cold N GO_FIFO\n");
 	return 2;
 }

@@ -99,14 +99,17 @@ static __always_inline bool offcpu__wanted(bool preempt, struct task_struct *pre
 /*
  * A block whose record found no room, counted in the kernel (st_agg_rescue()).
  * The first of its key is only made there, to be sent; the ring has just
- * refused it, so it is counted with a second call. Return: true when counted.
+ * refused it, so it is counted with a second call. A rescue may cut the
+ * frames (st_agg_cut()): the block's count hash is forgotten.
+ * Return: true when counted.
  */
-static __always_inline bool offcpu__rescue(struct st_event *ev)
+static __always_inline bool offcpu__rescue(struct offcpu_block *b)
 {
-	int r = st_agg_rescue(ev);
+	int r = st_agg_rescue(&b->ev);
 
 	if (r == ST_AGG_FIRST)
-		r = st_agg_rescue(ev);
+		r = st_agg_rescue(&b->ev);
+	b->agg_hash = 0;
 	return r == ST_AGG_COUNTED;
 }
 
@@ -130,8 +133,29 @@ static __always_inline void offcpu__done(struct offcpu_block *b, __u32 tid)
 		bpf_map_delete_elem(&offcpu_start, &tid);
 }
 
+/*
+ * Counts @b in the kernel where it can be. Frames the last switch-in
+ * matched (b->agg_hash) are counted under that hash again; otherwise the
+ * whole way, keeping the hash for the next time (task storage only: the
+ * hash's element is freed at each switch-in). Return: true when counted.
+ */
+static __always_inline bool offcpu__count(struct offcpu_block *b)
+{
+	__u64 hash;
+	bool counted;
+
+	/* A hash element is a copy of the scratch: its agg_hash is not this block's. */
+	if (!offcpu_by_task)
+		return st_agg_event(&b->ev, false);
+	if (b->agg_hash && st_agg_event_again(&b->ev, b->agg_hash))
+		return true;
+	counted = st_agg_event_keyed(&b->ev, &hash);
+	b->agg_hash = hash;
+	return counted;
+}
+
 /* The block of @next is over: its time off the CPU is the record's weight. */
-static __always_inline void offcpu__switch_in(struct task_struct *next)
+static __always_inline void offcpu__switch_in(struct task_struct *next, __u64 now)
 {
 	__u32 tid = next->pid, n;
 	struct offcpu_block *b = offcpu__pending(next, tid);
@@ -139,7 +163,7 @@ static __always_inline void offcpu__switch_in(struct task_struct *next)
 
 	if (!b)
 		return;
-	delta = bpf_ktime_get_ns() - b->ev.ts;
+	delta = now - b->ev.ts;
 	if (delta >= offcpu_min_ns && delta <= offcpu_max_ns) {
 		b->ev.weight = delta;
 		n = (__u32)b->ev.kdepth + b->ev.udepth;
@@ -147,18 +171,22 @@ static __always_inline void offcpu__switch_in(struct task_struct *next)
 			n = OFFCPU_FRAMES;
 		/* Deferred: held for the entry's walk, which joins and counts it. */
 		if (!((b->ev.flags & ST_EV_UDEFERRED) && st_defer_hold_event(&b->ev)) &&
-		    !st_agg_event(&b->ev, false)) {
+		    !offcpu__count(b)) {
 			if (!bpf_ringbuf_output(&st_events, &b->ev, sizeof(b->ev) + n * 8,
 						st_rb_flags()))
 				st_stat_inc(ST_STAT_SENT);
-			else if (!offcpu__rescue(&b->ev))
+			else if (!offcpu__rescue(b))
 				st_stat_inc(ST_DROP_RINGBUF_FULL);
 		}
 	}
 	offcpu__done(b, tid);
 }
 
-/* @s's record into the current task's block: its header and its frames only. */
+/*
+ * @s's record into the current task's block: its header, and its frames
+ * unless they are the block's already, compared in full (then the block
+ * keeps the count hash they matched, offcpu__count()).
+ */
 static __always_inline long offcpu__keep_by_task(struct st_scratch *s)
 {
 	struct offcpu_block *b = bpf_task_storage_get(&offcpu_blocks, bpf_get_current_task_btf(),
@@ -167,10 +195,15 @@ static __always_inline long offcpu__keep_by_task(struct st_scratch *s)
 
 	/* The bound must sit on the register that is used: keep clang from copying it. */
 	barrier_var(size);
-	if (size > sizeof(*b))
-		size = sizeof(*b);
+	/* Never past the frames: agg_hash is the block's own. */
+	if (size > offsetof(struct offcpu_block, agg_hash))
+		size = offsetof(struct offcpu_block, agg_hash);
 	if (!b)
 		return -1;
+	if (b->agg_hash && st_agg_same_frames(&s->ev, &b->ev))
+		size = sizeof(s->ev);
+	else
+		b->agg_hash = 0;
 	return bpf_probe_read_kernel(b, size, &s->ev);
 }
 
@@ -200,7 +233,7 @@ int BPF_PROG(st_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 {
 	struct st_scratch *s;
 
-	offcpu__switch_in(next);
+	offcpu__switch_in(next, bpf_ktime_get_ns());
 	if (!offcpu__wanted(preempt, prev, prev_state))
 		return 0;
 	/* prev is the current task here: the capture library sees its stacks. */

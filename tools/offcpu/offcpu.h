@@ -24,6 +24,13 @@
 struct offcpu_block {
 	struct st_event ev; /* ts: the switch-out; weight: the time off the CPU, at the switch-in */
 	__u64 ips[OFFCPU_FRAMES];
+	/*
+	 * The count hash (bpf/aggregate.bpf.h) these frames matched at the last
+	 * switch-in, compared in full; 0: none. Kept while each switch-out finds
+	 * the same frames, so a task blocking where it blocked before is counted
+	 * without hashing and comparing its stack again (task storage only).
+	 */
+	__u64 agg_hash;
 };
 
 /* --state: which switch-outs count, one bit per class of prev's state. */
