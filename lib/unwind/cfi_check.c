@@ -302,6 +302,7 @@ static int chk__entries(struct cfi_scan *w, uint8_t *sec, struct cfi_checked *c,
 	int ret, err = 0;
 
 	while (off < w->data->d_size && !err) {
+		next = off; /* left alone when the entry's length is bad: no progress, stop */
 		ret = dwarf_next_cfi(w->ident, w->data, w->eh, off, &next, &e);
 		if (ret > 0)
 			break;
