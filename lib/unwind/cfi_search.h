@@ -14,9 +14,9 @@
  * @out: set to the malloc'd bytes, @len to their size
  *
  * Why: without a search table libdw finds an FDE by reading the section
- * from its start and keeps every FDE it read until dwarf_cfi_end() (30 MB
- * for one large file). With one it reads only the FDEs asked for, so the
- * walk can end its Dwarf_CFI every few thousand FDEs.
+ * from its start and keeps every FDE it read until dwarf_cfi_end() (1-2 MB
+ * for libLLVM). With one it reads only the FDEs asked for, so the walk can
+ * end its Dwarf_CFI every few thousand FDEs, and reads none it skips.
  *
  * Only where the lookups give the same FDE either way: no two FDEs overlap
  * (libdw's cache of read FDEs would answer for another's range), and every
