@@ -11,7 +11,8 @@
 #   quiet  BENCH_FOOT_S seconds of whatever the machine runs;
 #   churn  while BENCH_FOOT_PROCS short-lived processes (/bin/true, one after
 #          the other) run: the RSS series shows whether memory stays flat.
-# The tools run one after the other, each phase in turn, BENCH_FOOT_REPS
+# All tools run at once in each phase, so they see the same load over the
+# same window (each also samples the others: alike for all); BENCH_FOOT_REPS
 # rounds (figures: medians; the RSS series of the last round).
 #
 # Environment: O, ST (from bench/run.sh), BENCH_FOOT_S (10),
@@ -32,10 +33,12 @@ TMP=$(mktemp -d /tmp/stacktap-bench.XXXXXX)
 BENCH_NAME=bench_footprint
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
-declare -A CPU BPF HWM SERIES SECS_OF REASON
-TOOLS=(stacktap bcc bpftrace perf)
+declare -A CPU BPF HWM SERIES SECS_OF REASON PID SER
+TOOLS=(bcc bpftrace perf stacktap)
 ST_BASE=${ST_BASE:-}
-[ -n "$ST_BASE" ] && TOOLS=(stacktap st-base bcc bpftrace perf)
+[ -n "$ST_BASE" ] && TOOLS=(bcc bpftrace perf st-base stacktap)
+SHOWN=(stacktap bcc bpftrace perf) # the order of the table
+[ -n "$ST_BASE" ] && SHOWN=(stacktap st-base bcc bpftrace perf)
 HZ=$(getconf CLK_TCK)
 
 trap 'kill_jobs; wait 2>/dev/null; bpf_stats_restore; rm -rf "$TMP"' EXIT
@@ -60,19 +63,19 @@ churn() {
 	CHURN_PID=$!
 }
 
-run_one() {
-	local tool=$1 phase=$2 tpid ids t0 t1 b0 b1 w0 w1 series='' next
+# start_tool TOOL: launch it in the background and wait for its banner; PID[TOOL],
+# or REASON[TOOL] when it did not start.
+start_tool() {
+	local tool=$1 tpid err=$TMP/$1.err i
 	tool_cmd "$tool"
-	rm -f "$TMP/t.err"
 	if [ "$tool" = bpftrace ]; then
-		"${CMD[@]}" > "$TMP/t.err" 2>&1 & # its banner is on stdout
+		"${CMD[@]}" > "$err" 2>&1 & # its banner is on stdout
 	else
-		"${CMD[@]}" > /dev/null 2> "$TMP/t.err" &
+		"${CMD[@]}" > /dev/null 2> "$err" &
 	fi
 	tpid=$!
 	# bcc prints its banner on stdout: it goes to /dev/null, so wait for the sleep instead
 	if [ "$tool" = bcc ]; then
-		local i
 		for ((i = 0; i < ATTACH_TIMEOUT_S * 10; i++)); do
 			[ "$(cat /proc/$tpid/wchan 2>/dev/null)" = hrtimer_nanosleep ] && break
 			kill -0 "$tpid" 2>/dev/null || break
@@ -81,23 +84,40 @@ run_one() {
 	elif [ -z "$PAT" ]; then
 		sleep 3 # perf record says nothing until it ends
 	else
-		wait_for "$TMP/t.err" "$PAT" $ATTACH_TIMEOUT_S "$tpid"
+		wait_for "$err" "$PAT" $ATTACH_TIMEOUT_S "$tpid"
 	fi
 	if ! kill -0 "$tpid" 2>/dev/null; then
-		REASON[$tool]="did not start: $(grep -v -e WARNING -e RLIMIT "$TMP/t.err" | tail -1)"
+		REASON[$tool]="did not start: $(grep -v -e WARNING -e RLIMIT "$err" | tail -1)"
 		wait "$tpid" 2>/dev/null
 		return
 	fi
+	PID[$tool]=$tpid
+}
+
+# run_phase PHASE: every tool at once over the same window, so each sees the
+# same load (the others' work included). The peers start first: bcc's
+# compile and bpftrace's LLVM then run before stacktap samples anything.
+run_phase() {
+	local phase=$1 t w0 w1 next
+	declare -A T0 B0 IDS
+	PID=()
+	for t in "${TOOLS[@]}"; do
+		[ -n "${REASON[$t]:-}" ] || start_tool "$t"
+	done
 	sleep 1
-	ids=$(prog_ids_of "$tpid")
-	# shellcheck disable=SC2086 # one id a word
-	t0=$(ticks "$tpid") b0=$(run_ns_of $ids) w0=$(date +%s%N)
+	for t in "${!PID[@]}"; do
+		IDS[$t]=$(prog_ids_of "${PID[$t]}")
+		# shellcheck disable=SC2086 # one id a word
+		T0[$t]=$(ticks "${PID[$t]}") B0[$t]=$(run_ns_of ${IDS[$t]})
+		SER[$t]=''
+	done
+	w0=$(date +%s%N)
 	[ "$phase" = churn ] && churn
 	next=0
 	while :; do
 		w1=$(date +%s%N)
 		if [ $(((w1 - w0) / 1000000000)) -ge "$next" ]; then
-			series+="$(mb "$(kb "$tpid" VmRSS)") "
+			for t in "${!PID[@]}"; do SER[$t]+="$(mb "$(kb "${PID[$t]}" VmRSS)") "; done
 			next=$((next + 5))
 		fi
 		if [ "$phase" = churn ]; then kill -0 "$CHURN_PID" 2>/dev/null || break
@@ -106,17 +126,21 @@ run_one() {
 		sleep 0.2
 	done
 	[ "$phase" = churn ] && wait "$CHURN_PID"
-	# shellcheck disable=SC2086
-	t1=$(ticks "$tpid") b1=$(run_ns_of $ids) w1=$(date +%s%N)
-	series+="$(mb "$(kb "$tpid" VmRSS)")"
-	HWM[$tool.$phase]+="$(mb "$(kb "$tpid" VmHWM)") "
-	kill -INT "$tpid" 2>/dev/null
-	wait "$tpid"
-	CPU[$tool.$phase]+="$(awk -v t=$((t1 - t0)) -v hz="$HZ" -v w=$((w1 - w0)) \
-		'BEGIN { printf "%.2f", 100 * t * 1e9 / hz / w }') "
-	BPF[$tool.$phase]+="$(awk -v b=$((b1 - b0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.2f", 100 * b / w }') "
-	SECS_OF[$tool.$phase]=$(((w1 - w0) / 1000000000))
-	SERIES[$tool.$phase]=$series
+	w1=$(date +%s%N)
+	for t in "${!PID[@]}"; do
+		local tpid=${PID[$t]} t1 b1
+		# shellcheck disable=SC2086
+		t1=$(ticks "$tpid") b1=$(run_ns_of ${IDS[$t]})
+		SERIES[$t.$phase]="${SER[$t]}$(mb "$(kb "$tpid" VmRSS)")"
+		HWM[$t.$phase]+="$(mb "$(kb "$tpid" VmHWM)") "
+		CPU[$t.$phase]+="$(awk -v t=$((t1 - T0[$t])) -v hz="$HZ" -v w=$((w1 - w0)) \
+			'BEGIN { printf "%.2f", 100 * t * 1e9 / hz / w }') "
+		BPF[$t.$phase]+="$(awk -v b=$((b1 - B0[$t])) -v w=$((w1 - w0)) \
+			'BEGIN { printf "%.2f", 100 * b / w }') "
+		SECS_OF[$t.$phase]=$(((w1 - w0) / 1000000000))
+	done
+	for t in "${!PID[@]}"; do kill -INT "${PID[$t]}" 2>/dev/null; done
+	for t in "${!PID[@]}"; do wait "${PID[$t]}"; done
 }
 
 main() {
@@ -127,17 +151,14 @@ main() {
 	echo "profile -F 99 system-wide: quiet $SECS s, then churn of $PROCS short processes; $REPS round(s)"
 	for ((r = 1; r <= REPS; r++)); do
 		for p in quiet churn; do
-			for t in "${TOOLS[@]}"; do
-				[ -n "${REASON[$t]:-}" ] && continue
-				note "round $r/$REPS: $t, $p"
-				run_one "$t" "$p"
-			done
+			note "round $r/$REPS: $p, all tools at once"
+			run_phase "$p"
 		done
 	done
 	printf '%-6s %-9s %6s %9s %10s %8s %9s %8s  %s\n' phase tool secs "CPU %" "vs bpftrace" \
 		"BPF %" "peak MB" "vs bpft" "RSS MB every 5 s"
 	for p in quiet churn; do
-		for t in "${TOOLS[@]}"; do
+		for t in "${SHOWN[@]}"; do
 			if [ -z "${CPU[$t.$p]:-}" ]; then
 				printf '%-6s %-9s not run: %s\n' "$p" "$t" "${REASON[$t]:-unknown}"
 				continue

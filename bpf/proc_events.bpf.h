@@ -85,9 +85,15 @@ static __always_inline struct st_proc_event *st_proc_record(__u32 pid, __u16 wha
 	return pe;
 }
 
+/*
+ * Process records wake the reader in batches like samples do: nothing
+ * waits on them (a sample's record comes after them in the buffer), and a
+ * wake-up for each fork, exec, mapping and exit was a wake-up for each
+ * short process on a machine that runs many.
+ */
 static __always_inline void st_proc_output(struct st_proc_event *pe, __u64 size)
 {
-	if (bpf_ringbuf_output(&st_events, pe, size, 0))
+	if (bpf_ringbuf_output(&st_events, pe, size, st_rb_flags()))
 		st_stat_inc(ST_DROP_PROC_RINGBUF);
 }
 
@@ -275,7 +281,8 @@ int BPF_PROG(st_proc_fork, struct task_struct *parent, struct task_struct *child
 	 * a copy it never hears of could outlive them. Without the record the
 	 * child is read from /proc at its first event instead.
 	 */
-	if (bpf_ringbuf_output(&st_events, pe, offsetof(struct st_proc_event, comps), 0)) {
+	if (bpf_ringbuf_output(&st_events, pe, offsetof(struct st_proc_event, comps),
+			       st_rb_flags())) {
 		st_stat_inc(ST_DROP_PROC_RINGBUF);
 		bpf_map_delete_elem(&st_uprocs, &pid);
 	}

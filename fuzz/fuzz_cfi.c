@@ -72,6 +72,26 @@ static uint8_t *wrap_elf(const uint8_t *sec, size_t len, uint32_t vaddr, bool de
 	return img;
 }
 
+/*
+ * Our search table (lib/unwind/cfi_search.c) must never change what libdw
+ * finds: the rows and statistics of its linear search are the same.
+ */
+static void check_same_as_linear(Elf *elf, const struct unwind_rows *rows,
+				 const struct cfi_stats *st)
+{
+	struct cfi_source src = { .name = "fuzz", .base = 0, .linear = true };
+	struct unwind_rows lin = { 0 };
+	struct cfi_stats lst = { 0 };
+
+	cfi__read_eh_frame(elf, &src, &lin, &lst);
+	unwind_rows__finish(&lin);
+	if (lin.n != rows->n || (lin.n && memcmp(lin.rows, rows->rows, lin.n * sizeof(*lin.rows))) ||
+	    memcmp(lin.unsupported, rows->unsupported, sizeof(lin.unsupported)) ||
+	    memcmp(&lst, st, sizeof(lst)))
+		abort();
+	unwind_rows__release(&lin);
+}
+
 static void fuzz_section(const uint8_t *data, size_t size)
 {
 	struct cfi_source src = { .name = "fuzz", .base = 0 };
@@ -93,6 +113,8 @@ static void fuzz_section(const uint8_t *data, size_t size)
 			cfi__read_eh_frame(elf, &src, &rows, &st);
 		unwind_rows__finish(&rows);
 		check_rows(&rows);
+		if (!debug)
+			check_same_as_linear(elf, &rows, &st);
 		elf_end(elf);
 	}
 	unwind_rows__release(&rows);

@@ -181,7 +181,8 @@ static void run__forget_gone(struct st_run *r, uint64_t now)
 		procs__forget_gone(r->procs, before, r->tool.on_gone, r->tool.ctx);
 }
 
-static void run__on_poll(void *ctx)
+/* Return: true when tables may still wait to be built (the slice ran out). */
+static bool run__on_poll(void *ctx)
 {
 	struct st_run *r = ctx;
 	uint64_t start = procs_now();
@@ -190,10 +191,14 @@ static void run__on_poll(void *ctx)
 	if (r->rec)
 		recorder__refresh(r->rec);
 	if (!r->tables)
-		return;
+		return false;
 	bpf_tables__end_lazy(r->tables);
-	while (procs_now() - start < RUN_BUILD_SLICE_NS && bpf_tables__build_pending(r->tables))
-		;
+	for (;;) {
+		if (procs_now() - start >= RUN_BUILD_SLICE_NS)
+			return true;
+		if (!bpf_tables__build_pending(r->tables))
+			return false;
+	}
 }
 
 /* The process of thread @tid, so -t loads its tables before the first walk. */

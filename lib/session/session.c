@@ -26,6 +26,14 @@
 /* Poll timeout: bounds how late a duration, interval or exit is noticed. */
 #define SESSION_POLL_MS 50
 /*
+ * Poll timeout with nothing to do between polls and no process to watch
+ * for its exit: records wake the reader only in batches (st_rb_flags()),
+ * so on a quiet machine each timeout is a wake-up for little, and at 50 ms
+ * they were 12-25% of a system-wide profile's own CPU. Deadlines (the
+ * duration, the next interval) still cut it short.
+ */
+#define SESSION_IDLE_POLL_MS 250
+/*
  * After the stop, how long to wait for the deferred user stacks of events
  * already taken: a task returns to user space within microseconds unless it
  * is blocked, and a blocked one would not come back in any useful time.
@@ -382,10 +390,41 @@ static void session__record_stats(struct session *s)
 		recorder__stats(s->opts.rec, st, ST_STAT_MAX);
 }
 
+/* Milliseconds until @at (at least 1), or @ms when that is sooner. */
+static int session__until(uint64_t at, uint64_t now, int ms)
+{
+	uint64_t left = at > now ? (at - now + 999999) / 1000000 : 1;
+
+	return left < (uint64_t)ms ? (int)left : ms;
+}
+
+/*
+ * How long the next poll may wait: short while the tool has work left
+ * between polls (@busy), a target to watch or a recording to refresh;
+ * longer otherwise, up to the end of the duration or the next interval.
+ */
+static int session__poll_ms(const struct session *s, bool busy, uint64_t start,
+			    uint64_t next_tick)
+{
+	uint64_t now;
+	int ms;
+
+	if (busy || s->opts.target_pid || s->opts.rec)
+		return SESSION_POLL_MS;
+	now = now_ns();
+	ms = SESSION_IDLE_POLL_MS;
+	if (s->opts.duration_ns)
+		ms = session__until(start + s->opts.duration_ns, now, ms);
+	if (s->opts.interval_ns && s->opts.on_interval)
+		ms = session__until(next_tick, now, ms);
+	return ms;
+}
+
 int session__run(struct session *s)
 {
 	uint64_t start = now_ns(), next_tick = start + s->opts.interval_ns;
 	int err = 0, gone = 0;
+	bool busy = true;
 
 	if (s->rp)
 		return session__run_replay(s);
@@ -397,7 +436,7 @@ int session__run(struct session *s)
 		uint64_t t;
 
 		s->batch_start = now_ns();
-		err = ring_buffer__poll(s->rb, SESSION_POLL_MS);
+		err = ring_buffer__poll(s->rb, session__poll_ms(s, busy, start, next_tick));
 		/* Wake-ups are batched (st_rb_flags()): read what came without one. */
 		if (err >= 0 && !s->stop)
 			err = ring_buffer__consume(s->rb);
@@ -410,8 +449,7 @@ int session__run(struct session *s)
 			s->interrupted = true;
 			break;
 		}
-		if (s->opts.on_poll)
-			s->opts.on_poll(s->opts.ctx);
+		busy = s->opts.on_poll && s->opts.on_poll(s->opts.ctx);
 		gone = session__target_gone(s);
 		t = now_ns();
 		/* The mark first: the liveness answers the tick gets are written after it. */

@@ -34,8 +34,11 @@ struct session_opts {
 	void (*on_interval)(void *ctx);
 	/* A process exec'ed, mapped code or exited (an ST_REC_PROC record); may be NULL. */
 	void (*on_proc)(void *ctx, const struct st_proc_event *pe);
-	/* After each poll of the ring buffer: room for deferred work; may be NULL. */
-	void (*on_poll)(void *ctx);
+	/*
+	 * After each poll of the ring buffer: room for deferred work; may be
+	 * NULL. Return true when work is left, so the next poll comes soon.
+	 */
+	bool (*on_poll)(void *ctx);
 	/*
 	 * These processes exited a while ago and are about to be forgotten by
 	 * the process registry (lib/session/run.c): resolve now what the tool

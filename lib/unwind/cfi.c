@@ -15,8 +15,16 @@
 #define REG_RSP 7
 #define REG_RA 16
 
+/*
+ * With a search table libdw reads only the FDEs asked for but still keeps
+ * each until dwarf_cfi_end(): a new Dwarf_CFI every this many FDEs bounds
+ * that to a few dozen KiB (1-2 MB for libLLVM's 95k FDEs otherwise).
+ */
+#define CFI_FDES_PER_HANDLE 2048
+
 struct cfi_walk {
 	const struct cfi_source *src;
+	Elf *elf;      /* the checked copy the handle reads */
 	Dwarf_CFI *cfi;
 	struct unwind_rows *out;
 	struct cfi_stats *st;
@@ -229,6 +237,19 @@ static int cfi__walk_fde(struct cfi_walk *w, uint64_t lo, uint64_t hi)
 	return cfi__push(w, hi, &row);
 }
 
+/* The next libdw handle of a searchable copy, its cache of read FDEs empty. */
+static int cfi__renew(struct cfi_walk *w)
+{
+	dwarf_cfi_end(w->cfi);
+	w->cfi = dwarf_getcfi_elf(w->elf);
+	if (!w->cfi) {
+		st_err("cfi: %s: libdw cannot read .eh_frame again: %s", w->src->name,
+		       dwarf_errmsg(-1));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Rows of every checked FDE, in section order, unless the caller's filter leaves it out. */
 static int cfi__walk_fdes(struct cfi_walk *w, const struct cfi_checked *chk)
 {
@@ -237,6 +258,12 @@ static int cfi__walk_fdes(struct cfi_walk *w, const struct cfi_checked *chk)
 
 	for (i = 0; i < chk->nfdes; i++) {
 		const struct cfi_fde_span *f = &chk->fdes[i];
+
+		if (chk->searchable && i && i % CFI_FDES_PER_HANDLE == 0) {
+			err = cfi__renew(w);
+			if (err)
+				return err;
+		}
 
 		if (w->src->skip && w->src->skip(f->lo, f->hi, w->src->skip_ctx)) {
 			w->st->skipped_fdes++;
@@ -255,10 +282,11 @@ int cfi__read_eh_frame(Elf *elf, const struct cfi_source *src, struct unwind_row
 	struct cfi_stats dummy = { 0 };
 	struct cfi_walk w = { .src = src, .out = out, .st = st ? st : &dummy };
 	struct cfi_checked chk;
-	int err = cfi_check__section(elf, ".eh_frame", true, src->name, &chk, w.st);
+	int err = cfi_check__section(elf, ".eh_frame", true, !src->linear, src->name, &chk, w.st);
 
 	if (err)
 		return err;
+	w.elf = chk.elf;
 	w.cfi = dwarf_getcfi_elf(chk.elf);
 	if (!w.cfi) {
 		st_err("cfi: %s: libdw cannot read .eh_frame: %s", src->name, dwarf_errmsg(-1));
@@ -266,7 +294,8 @@ int cfi__read_eh_frame(Elf *elf, const struct cfi_source *src, struct unwind_row
 		return -EINVAL;
 	}
 	err = cfi__walk_fdes(&w, &chk);
-	dwarf_cfi_end(w.cfi);
+	if (w.cfi)
+		dwarf_cfi_end(w.cfi);
 	cfi_check__free(&chk);
 	return err;
 }
@@ -278,7 +307,7 @@ int cfi__read_debug_frame(Elf *elf, const struct cfi_source *src, struct unwind_
 	struct cfi_walk w = { .src = src, .out = out, .st = st ? st : &dummy };
 	struct cfi_checked chk;
 	Dwarf *dw;
-	int err = cfi_check__section(elf, ".debug_frame", false, src->name, &chk, w.st);
+	int err = cfi_check__section(elf, ".debug_frame", false, false, src->name, &chk, w.st);
 
 	if (err)
 		return err;

@@ -31,6 +31,12 @@ struct cfi_source {
 	uint64_t base;        /* table base: rows get pc = vaddr - base */
 	cfi_skip_fn skip;     /* may be NULL */
 	void *skip_ctx;
+	/*
+	 * .eh_frame: let libdw find FDEs by reading the section from its start,
+	 * without our search table (cfi_search.h): the same rows, with libdw's
+	 * cache of every FDE read held to the end; tests compare the two.
+	 */
+	bool linear;
 };
 
 /**

@@ -10,10 +10,12 @@
 #include <dwarf.h>
 #include <errno.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/unwind/cfi_check.h"
+#include "lib/unwind/cfi_search.h"
 #include "lib/util/grow.h"
 #include "lib/util/elf_section.h"
 #include "lib/util/log.h"
@@ -36,6 +38,12 @@ struct cfi_scan {
 	int cie_enc;        /* -1: not cached; -2: CIE unusable */
 	bool cie_z;         /* FDEs carry a sized augmentation block */
 	size_t cie_fde_aug; /* else: this many augmentation bytes */
+	/*
+	 * An entry libdw's own reading stumbles on, or an FDE of no length (its
+	 * cache of read FDEs would answer for a range it does not cover): the
+	 * section is then searched libdw's way only, never by a table.
+	 */
+	bool irregular;
 };
 
 /*
@@ -294,11 +302,13 @@ static int chk__entries(struct cfi_scan *w, uint8_t *sec, struct cfi_checked *c,
 	int ret, err = 0;
 
 	while (off < w->data->d_size && !err) {
+		next = off; /* left alone when the entry's length is bad: no progress, stop */
 		ret = dwarf_next_cfi(w->ident, w->data, w->eh, off, &next, &e);
 		if (ret > 0)
 			break;
 		if (ret < 0) {
 			st->bad_entries++;
+			w->irregular = true;
 			if (next == (Dwarf_Off)-1 || next <= off)
 				break;
 		} else if (dwarf_cfi_cie_p(&e)) {
@@ -312,7 +322,9 @@ static int chk__entries(struct cfi_scan *w, uint8_t *sec, struct cfi_checked *c,
 			st->fdes++;
 			err = array_reserve((void **)&c->fdes, &cap, c->nfdes + 1, sizeof(*c->fdes));
 			if (!err)
-				c->fdes[c->nfdes++] = (struct cfi_fde_span){ lo, hi };
+				c->fdes[c->nfdes++] = (struct cfi_fde_span){ lo, hi, off };
+		} else {
+			w->irregular = true;
 		}
 		if (next <= off)
 			break;
@@ -324,38 +336,70 @@ static int chk__entries(struct cfi_scan *w, uint8_t *sec, struct cfi_checked *c,
 	return err;
 }
 
-/* An ELF image with the null section, @sec (its bytes at @data) and .shstrtab. */
-static void *chk__image(const GElf_Ehdr *orig, const GElf_Shdr *sh, const char *secname,
-			const void *data, size_t size, size_t *img_size)
-{
-	size_t name_len = strlen(secname) + 1;
-	size_t strsz = 1 + name_len + sizeof(".shstrtab");
-	size_t data_off = sizeof(Elf64_Ehdr);
-	size_t str_off = data_off + size;
-	size_t sh_off = (str_off + strsz + 7) & ~(size_t)7;
-	uint8_t *img = calloc(1, sh_off + 3 * sizeof(Elf64_Shdr));
-	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
-	Elf64_Shdr *shdr;
-	char *str;
+/* Section names of the image: "\0" @secname "\0.eh_frame_hdr\0.shstrtab\0". */
+struct chk_names {
+	char buf[64];
+	size_t size, sec, hdr, strtab;
+};
 
+static int chk__names(const char *secname, struct chk_names *n)
+{
+	int len = snprintf(n->buf, sizeof(n->buf), "%c%s%c.eh_frame_hdr%c.shstrtab", 0, secname, 0,
+			   0);
+
+	if (len < 0 || (size_t)len >= sizeof(n->buf))
+		return -EINVAL;
+	n->sec = 1;
+	n->hdr = n->sec + strlen(secname) + 1;
+	n->strtab = n->hdr + sizeof(".eh_frame_hdr");
+	n->size = (size_t)len + 1;
+	return 0;
+}
+
+/*
+ * An ELF image with the null section, @hdr as .eh_frame_hdr when given (before
+ * the CFI section: libdw takes the header it met before .eh_frame), @sec (its
+ * bytes at @data) and .shstrtab.
+ */
+static void *chk__image(const GElf_Ehdr *orig, const GElf_Shdr *sh, const char *secname,
+			const void *data, size_t size, const void *hdr, size_t hdr_size,
+			size_t *img_size)
+{
+	size_t nsec = hdr ? 4 : 3, data_off = sizeof(Elf64_Ehdr), hdr_off = data_off + size;
+	size_t str_off = hdr_off + hdr_size, sh_off;
+	Elf64_Shdr *shdr;
+	struct chk_names names;
+	Elf64_Ehdr *eh;
+	uint8_t *img;
+
+	if (chk__names(secname, &names))
+		return NULL;
+	sh_off = (str_off + names.size + 7) & ~(size_t)7;
+	img = calloc(1, sh_off + nsec * sizeof(Elf64_Shdr));
 	if (!img)
 		return NULL;
+	eh = (Elf64_Ehdr *)img;
 	*eh = (Elf64_Ehdr){ .e_type = ET_DYN, .e_machine = orig->e_machine,
 			    .e_version = EV_CURRENT, .e_shoff = sh_off, .e_ehsize = sizeof(*eh),
-			    .e_shentsize = sizeof(Elf64_Shdr), .e_shnum = 3, .e_shstrndx = 2 };
+			    .e_shentsize = sizeof(Elf64_Shdr), .e_shnum = (Elf64_Half)nsec,
+			    .e_shstrndx = (Elf64_Half)(nsec - 1) };
 	memcpy(eh->e_ident, orig->e_ident, EI_NIDENT);
 	memcpy(img + data_off, data, size);
-	str = (char *)img + str_off;
-	memcpy(str + 1, secname, name_len);
-	memcpy(str + 1 + name_len, ".shstrtab", sizeof(".shstrtab"));
+	if (hdr)
+		memcpy(img + hdr_off, hdr, hdr_size);
+	memcpy(img + str_off, names.buf, names.size);
 	shdr = (Elf64_Shdr *)(img + sh_off);
-	shdr[1] = (Elf64_Shdr){ .sh_name = 1, .sh_type = SHT_PROGBITS,
+	if (hdr)
+		*++shdr = (Elf64_Shdr){ .sh_name = names.hdr, .sh_type = SHT_PROGBITS,
+					.sh_addr = sh->sh_addr, .sh_offset = hdr_off,
+					.sh_size = hdr_size, .sh_addralign = 1 };
+	*++shdr = (Elf64_Shdr){ .sh_name = names.sec, .sh_type = SHT_PROGBITS,
 				.sh_flags = sh->sh_flags & ~(uint64_t)SHF_COMPRESSED,
 				.sh_addr = sh->sh_addr, .sh_offset = data_off, .sh_size = size,
 				.sh_addralign = 1 };
-	shdr[2] = (Elf64_Shdr){ .sh_name = 1 + name_len, .sh_type = SHT_STRTAB,
-				.sh_offset = str_off, .sh_size = strsz, .sh_addralign = 1 };
-	*img_size = sh_off + 3 * sizeof(Elf64_Shdr);
+	*++shdr = (Elf64_Shdr){ .sh_name = names.strtab, .sh_type = SHT_STRTAB,
+				.sh_offset = str_off, .sh_size = names.size, .sh_addralign = 1 };
+	*img_size = sh_off + nsec * sizeof(Elf64_Shdr);
 	return img;
 }
 
@@ -380,7 +424,35 @@ static Elf_Data *chk__section_data(Elf *elf, const char *secname, const char *na
 	return d;
 }
 
-int cfi_check__section(Elf *elf, const char *secname, bool eh, const char *name,
+/*
+ * The image again, with a search table before the section (cfi_search.h),
+ * where one gives the same lookups. Return: 0 (also when none is added), -ENOMEM.
+ */
+static int chk__add_search(const struct cfi_scan *w, const GElf_Ehdr *ehdr, const GElf_Shdr *sh,
+			   const char *secname, struct cfi_checked *c, size_t *img_size)
+{
+	uint8_t *hdr;
+	size_t hdr_size;
+	void *img;
+	int err;
+
+	if (!w->eh || w->irregular)
+		return 0;
+	err = cfi_search__build(c->fdes, c->nfdes, w->sec_vaddr, &hdr, &hdr_size);
+	if (err)
+		return err == -ENOTSUP ? 0 : err;
+	img = chk__image(ehdr, sh, secname, w->data->d_buf, w->data->d_size, hdr, hdr_size,
+			 img_size);
+	free(hdr);
+	if (!img)
+		return -ENOMEM;
+	free(c->image);
+	c->image = img;
+	c->searchable = true;
+	return 0;
+}
+
+int cfi_check__section(Elf *elf, const char *secname, bool eh, bool search, const char *name,
 		       struct cfi_checked *out, struct cfi_stats *st)
 {
 	struct cfi_scan w = { .eh = eh, .cie_enc = -1, .addr_size = 8 };
@@ -402,7 +474,7 @@ int cfi_check__section(Elf *elf, const char *secname, bool eh, const char *name,
 	d = chk__section_data(elf, secname, name, &sh);
 	if (!d)
 		return -EINVAL;
-	out->image = chk__image(&ehdr, &sh, secname, d->d_buf, d->d_size, &img_size);
+	out->image = chk__image(&ehdr, &sh, secname, d->d_buf, d->d_size, NULL, 0, &img_size);
 	if (!out->image)
 		return -ENOMEM;
 	copy.d_buf = (uint8_t *)out->image + sizeof(Elf64_Ehdr);
@@ -411,6 +483,8 @@ int cfi_check__section(Elf *elf, const char *secname, bool eh, const char *name,
 	w.ident = ehdr.e_ident;
 	w.sec_vaddr = sh.sh_addr;
 	err = chk__entries(&w, copy.d_buf, out, st ? st : &dummy);
+	if (!err && search)
+		err = chk__add_search(&w, &ehdr, &sh, secname, out, &img_size);
 	if (!err) {
 		out->elf = elf_memory(out->image, img_size);
 		if (!out->elf) {
