@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Reading the in-kernel aggregation maps: counts grown since the last read. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 
 #include "bpf/aggregate.h"
 #include "lib/session/aggregate.h"
+#include "lib/session/capture_maps.h"
 #include "lib/session/session.h"
 #include "lib/stack/store.h"
 #include "lib/util/grow.h"
@@ -36,6 +38,8 @@ struct agg_reader {
 	struct st_agg_key keys[AGG_BATCH]; /* one batch of counts */
 	struct st_agg_val vals[AGG_BATCH];
 	bool no_batch; /* the kernel refused a batch read: one key at a time */
+	uint32_t max_entries; /* of each map (capture_agg_auto(), --agg-entries) */
+	uint64_t scanned, peak; /* counts the last scan met, the most any scan met */
 };
 
 int agg_size(struct bpf_object *obj, uint32_t entries)
@@ -78,6 +82,7 @@ struct agg_reader *agg_reader__new(struct bpf_object *obj)
 	}
 	ar->counts_fd = bpf_map__fd(counts);
 	ar->stacks_fd = bpf_map__fd(stacks);
+	ar->max_entries = bpf_map__max_entries(counts);
 	return ar;
 }
 
@@ -211,6 +216,7 @@ static int agg__visit(struct agg_reader *ar, const struct st_agg_key *k,
 	uint64_t count, weight;
 	int pid = (int)k->pid, err;
 
+	ar->scanned++;
 	if (ar->ngone_pids) {
 		if (bsearch(&pid, ar->gone_pids, ar->ngone_pids, sizeof(pid), agg__cmp_pid))
 			return agg__note_gone(ar, k);
@@ -270,14 +276,26 @@ static int agg__read_batched(struct agg_reader *ar, agg_fn fn, void *ctx)
 	return err;
 }
 
-static int agg__scan(struct agg_reader *ar, agg_fn fn, void *ctx)
+static int agg__scan_once(struct agg_reader *ar, agg_fn fn, void *ctx)
 {
 	int err = ar->no_batch ? -EOPNOTSUPP : agg__read_batched(ar, fn, ctx);
 
 	if (err != -EOPNOTSUPP)
 		return err;
 	ar->no_batch = true;
+	ar->scanned = 0; /* read again from the start, one key at a time */
 	return agg__read_each(ar, fn, ctx);
+}
+
+static int agg__scan(struct agg_reader *ar, agg_fn fn, void *ctx)
+{
+	int err;
+
+	ar->scanned = 0;
+	err = agg__scan_once(ar, fn, ctx);
+	if (ar->scanned > ar->peak)
+		ar->peak = ar->scanned;
+	return err;
 }
 
 int agg_reader__read_gone(struct agg_reader *ar, const int *gone, size_t n, agg_fn fn, void *ctx)
@@ -311,12 +329,26 @@ int agg_reader__read(struct agg_reader *ar, agg_fn fn, void *ctx)
 	return agg_reader__read_gone(ar, NULL, 0, fn, ctx);
 }
 
-void agg_reader__report(const struct agg_reader *ar, const struct session *s, const char *tool)
+/* The maps' bound and what they hold (-v): kernel memory as the other maps' (capture_maps_report()). */
+static void agg__report_memory(const struct agg_reader *ar)
+{
+	fprintf(stderr, "stacktap: in-kernel count maps: at most %u counts and %u stacks; now %llu KiB "
+			"of counts, %llu KiB of stacks; %llu counts at the last read, at most %llu\n",
+		ar->max_entries, ar->max_entries,
+		(unsigned long long)(capture_map_bytes(ar->counts_fd) / 1024),
+		(unsigned long long)(capture_map_bytes(ar->stacks_fd) / 1024),
+		(unsigned long long)ar->scanned, (unsigned long long)ar->peak);
+}
+
+void agg_reader__report(const struct agg_reader *ar, const struct session *s, const char *tool,
+			bool memory)
 {
 	uint64_t st[ST_STAT_MAX];
 
 	if (!ar)
 		return;
+	if (memory)
+		agg__report_memory(ar);
 	if (ar->missing)
 		st_warn("%s: %llu in-kernel counts lost: their stack was not found", tool,
 			(unsigned long long)ar->missing);
