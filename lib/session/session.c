@@ -20,6 +20,7 @@
 #include "lib/session/held.h"
 #include "lib/session/joiner.h"
 #include "lib/session/losses.h"
+#include "lib/session/pump.h"
 #include "lib/session/session.h"
 #include "lib/util/log.h"
 
@@ -31,6 +32,16 @@
  * is blocked, and a blocked one would not come back in any useful time.
  */
 #define SESSION_DRAIN_MS 200
+/*
+ * The queue between the ring pump and the loop holds this many ring
+ * buffers' worth (8 MiB on 2 CPUs: 32 MiB) before the pump waits and the
+ * ring fills: a second or more of a loop busy building a table, bounded.
+ * Not more: a loop that is slower than its records for longer (16 KiB
+ * stack copies of processes met before their tables, under churn) would
+ * only hold more of them in memory; the kernel counts those for want of
+ * room instead (st_agg_rescue()).
+ */
+#define SESSION_QUEUE_RINGS 4
 /* How often the joiner looks for tasks that died before their stack came. */
 #define SESSION_TICK_NS 1000000000ull
 /*
@@ -41,7 +52,7 @@
 #define SESSION_BATCH_NS (SESSION_POLL_MS * 1000000ull)
 
 struct session {
-	struct ring_buffer *rb;   /* live */
+	struct ring_pump *pump;   /* live: the ring buffer, drained on a thread of its own */
 	struct replay *rp;        /* replayed */
 	int stats_fd;
 	int ustats_fd; /* the walker's counters (bpf/ustack.bpf.h st_ustats); -1 without a walker */
@@ -225,7 +236,7 @@ static int session__on_record(void *ctx, void *data, size_t size)
 	if (s->stop)
 		return -ECANCELED;
 	/* The record is consumed either way; the drain wants every record, so never then. */
-	if (s->rb && !s->draining && ++s->batch_n % 256 == 0 &&
+	if (s->pump && !s->draining && ++s->batch_n % 256 == 0 &&
 	    now_ns() - s->batch_start > SESSION_BATCH_NS)
 		return -EAGAIN;
 	return 0;
@@ -277,8 +288,9 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 	s->ustats_fd = ustats ? bpf_map__fd(ustats) : -1;
 	s->held_fd = held ? bpf_map__fd(held) : -1;
 	s->ncpus = libbpf_num_possible_cpus();
-	s->rb = ring_buffer__new(bpf_map__fd(events), session__on_record, s, NULL);
-	if (!s->rb || s->ncpus <= 0) {
+	s->pump = ring_pump__new(bpf_map__fd(events),
+				 (size_t)bpf_map__max_entries(events) * SESSION_QUEUE_RINGS);
+	if (!s->pump || s->ncpus <= 0) {
 		int err = -errno;
 
 		st_err("session: cannot set up the ring buffer: %s", strerror(-err));
@@ -310,10 +322,13 @@ static void session__drain(struct session *s)
 	if (s->opts.rec)
 		recorder__mark(s->opts.rec, REC_DRAIN, s->stop_ts);
 	deadline = s->stop_ts + SESSION_DRAIN_MS * 1000000ull;
-	ring_buffer__consume(s->rb);
-	while (!s->stop && joiner__waiting(s->joiner) && now_ns() < deadline)
-		if (ring_buffer__poll(s->rb, 10) < 0 && errno != EINTR)
+	ring_pump__sync(s->pump);
+	ring_pump__take(s->pump, session__on_record, s);
+	while (!s->stop && joiner__waiting(s->joiner) && now_ns() < deadline) {
+		if (ring_pump__wait(s->pump, 10) < 0)
 			break;
+		ring_pump__take(s->pump, session__on_record, s);
+	}
 	if (s->stop)
 		return;
 	/* Held for walks that never came: as records, flushed with the rest. */
@@ -396,11 +411,10 @@ int session__run(struct session *s)
 	while (!s->stop && !gone) {
 		uint64_t t;
 
+		err = ring_pump__wait(s->pump, SESSION_POLL_MS);
 		s->batch_start = now_ns();
-		err = ring_buffer__poll(s->rb, SESSION_POLL_MS);
-		/* Wake-ups are batched (st_rb_flags()): read what came without one. */
 		if (err >= 0 && !s->stop)
-			err = ring_buffer__consume(s->rb);
+			err = ring_pump__take(s->pump, session__on_record, s);
 		if (err == -EINTR || err == -ECANCELED || err == -EAGAIN)
 			err = 0;
 		if (err < 0)
@@ -510,6 +524,9 @@ void session__report_losses(const struct session *s)
 
 	if (!session__losses(s, &now))
 		session_losses_print(stderr, &now, NULL, "", false);
+	if (s->pump)
+		st_info("session: records queued between the ring buffer and the run loop: at most "
+			"%llu KiB at once", (unsigned long long)(ring_pump__peak(s->pump) / 1024));
 }
 
 void session__report_interval_losses(struct session *s, const char *prefix)
@@ -526,7 +543,7 @@ void session__free(struct session *s)
 {
 	if (!s)
 		return;
-	ring_buffer__free(s->rb);
+	ring_pump__free(s->pump);
 	joiner__free(s->joiner);
 	free(s);
 }
