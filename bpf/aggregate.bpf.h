@@ -237,6 +237,28 @@ static __always_inline bool st_agg_same(struct st_agg_loop *l)
 	return !l->t->differ;
 }
 
+/*
+ * A map had no room for the event: sent as a record instead (counted), or,
+ * when a rescue found it so, noted for st_agg_drop_in() to name the reason.
+ */
+static __always_inline void st_agg_full(struct st_agg_tmp *t, bool rescue)
+{
+	if (rescue)
+		t->full = 1;
+	else
+		st_stat_inc(ST_STAT_AGG_FULL);
+}
+
+/*
+ * st_agg_drop_in() - count the drop of an event that found no room in the
+ * ring buffer and that the rescue with @t could not count: a full map is
+ * its own reason (--agg-entries; the ring was full too), else the ring's.
+ */
+static __always_inline void st_agg_drop_in(const struct st_agg_tmp *t)
+{
+	st_stat_inc(t->full ? ST_DROP_AGG_FULL : ST_DROP_RINGBUF_FULL);
+}
+
 /* What st_agg_event_in() made of an event. */
 enum st_agg_result {
 	ST_AGG_NOT = -1,    /* not counted here (not eligible, collision, map full): send it */
@@ -246,9 +268,10 @@ enum st_agg_result {
 
 /*
  * Adds the event to its count, or makes its key. @rescue: its record found
- * no room (st_agg_rescue()): counted apart.
+ * no room (st_agg_rescue()): counted apart, and a full map noted in @t.
  */
-static __always_inline int st_agg_count(struct st_event *ev, __u64 hash, bool rescue)
+static __always_inline int st_agg_count(struct st_event *ev, __u64 hash, bool rescue,
+					struct st_agg_tmp *t)
 {
 	struct st_agg_key key, *k = &key;
 	struct st_agg_val fresh = {}, *v;
@@ -273,8 +296,7 @@ static __always_inline int st_agg_count(struct st_event *ev, __u64 hash, bool re
 		if (!err)
 			return ST_AGG_FIRST;
 		if (err != -EEXIST) {
-			if (!rescue)
-				st_stat_inc(ST_STAT_AGG_FULL);
+			st_agg_full(t, rescue);
 			return ST_AGG_NOT;
 		}
 		v = bpf_map_lookup_elem(&st_agg_counts, k);
@@ -333,6 +355,7 @@ static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
 	__u64 hash;
 	int res;
 
+	t->full = 0;
 	if (!st_agg_cfg.on || st_cfg.copy_bytes || (ev->flags & ST_EV_UDEFERRED))
 		return ST_AGG_NOT;
 	if (!rescue && (want_copy || (ev->flags & (ST_EV_UNLOADED | ST_EV_UCOPY))))
@@ -351,8 +374,7 @@ static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
 	hash = st_agg_hash(&l) & st_agg_cfg.hash_mask;
 	l.stored = st_agg_stack_of((struct st_agg_stack *)ev, hash);
 	if (!l.stored) {
-		if (!rescue)
-			st_stat_inc(ST_STAT_AGG_FULL);
+		st_agg_full(t, rescue);
 		return ST_AGG_NOT;
 	}
 	if (!st_agg_same(&l)) {
@@ -360,7 +382,7 @@ static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
 			st_stat_inc(ST_STAT_AGG_COLLIDE);
 		return ST_AGG_NOT;
 	}
-	res = st_agg_count(ev, hash, rescue);
+	res = st_agg_count(ev, hash, rescue, t);
 	if (cut && res == ST_AGG_COUNTED)
 		st_stat_inc(ST_STAT_AGG_CUT);
 	return res;
@@ -409,6 +431,18 @@ static __always_inline int st_agg_rescue(struct st_event *ev)
 		return ST_AGG_NOT;
 	ev->flags &= ~ST_EV_UCOPY;
 	return st_agg_event_in(ev, true, t, true);
+}
+
+/* st_agg_drop() - st_agg_drop_in() after st_agg_rescue(). */
+static __always_inline void st_agg_drop(void)
+{
+	__u32 zero = 0;
+	struct st_agg_tmp *t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
+
+	if (t)
+		st_agg_drop_in(t);
+	else
+		st_stat_inc(ST_DROP_RINGBUF_FULL);
 }
 
 /*

@@ -53,6 +53,8 @@ struct st_agg_tmp {
 	__u64 hash;
 	__u32 n;      /* frames of the event */
 	__u32 differ; /* the comparison found a frame that differs */
+	__u32 full;   /* a rescue found a map full (st_agg_drop_in()) */
+	__u32 pad;
 };
 
 /* Set in .rodata before load. */

@@ -325,7 +325,7 @@ static __always_inline void st_capture_send(struct st_scratch *s)
 	}
 	if ((st_agg_ring_above(2) || st_capture_output(s, st_copy_bytes(s))) &&
 	    !st_capture_rescue(s))
-		st_stat_inc(ST_DROP_RINGBUF_FULL);
+		st_agg_drop();
 	s->busy = 0;
 }
 

@@ -139,3 +139,20 @@ expect_eq agg-cut-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TM
 expect_eq agg-cut-no-drop "$(grep -c 'dropped' "$TMP/deepcut.err")" 0
 expect_eq agg-cut-counted \
 	"$(sed -n 's/^stacktap: \([0-9]*\) events of those too deep to store: user stack cut.*/\1/p' "$TMP/deepcut.err")" 1999
+
+# 9. Maps of one entry and a 4 KiB ring buffer: the second process's events find the maps
+#    full, come as records while the ring has room, and what finds neither is dropped under
+#    its own reason (ST_DROP_AGG_FULL), never as a plain ring-full drop: its counted events
+#    and those drops make exactly its calls.
+two_chains fullring 700 20000 --agg-entries 1 --ringbuf-kb 4
+# counted_of N: what count said of the process that made N calls (its pid from the want file)
+counted_of() {
+	local pid
+	pid=$(awk -v n="$1" '$3 == n {print $2}' "$TMP/fullring.want")
+	awk -v p="$pid" '$2 == p {print $3}' "$TMP/fullring.counts"
+}
+p2_counted=$(counted_of 20000)
+agg_dropped=$(sed -n 's/^stacktap: \([0-9]*\) events\{0,1\} dropped: ring buffer full and in-kernel count maps full.*/\1/p' "$TMP/fullring.err")
+expect_eq agg-fullring-p1-exact "$(counted_of 700)" 700
+expect_eq agg-fullring-p2-counted-or-dropped $((${p2_counted:-0} + ${agg_dropped:-0})) 20000
+expect_eq agg-fullring-no-plain-ring-drop "$(grep -c 'dropped: ring buffer full (try' "$TMP/fullring.err")" 0

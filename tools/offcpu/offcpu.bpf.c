@@ -152,7 +152,7 @@ static __always_inline void offcpu__switch_in(struct task_struct *next)
 						st_rb_flags()))
 				st_stat_inc(ST_STAT_SENT);
 			else if (!offcpu__rescue(&b->ev))
-				st_stat_inc(ST_DROP_RINGBUF_FULL);
+				st_agg_drop();
 		}
 	}
 	offcpu__done(b, tid);
