@@ -164,10 +164,16 @@ static void run__table_release(void *ctx, const struct unwind_table *t)
  * when the oldest waiting exit is RUN_GONE_AGE_NS old. Memory then stays
  * flat however many processes come and go. Not when recording (a replay
  * must make the same /proc reads) nor replaying.
+ *
+ * Often: a settle frees the exited processes' keys in the kernel's count
+ * maps, and under churn (a test suite's compilers, each with thousands of
+ * malloc stacks) 256 exits or 5 s let the maps fill first; a settle reads
+ * the maps in batches (lib/session/aggregate.c), and the ring pump drains
+ * the ring meanwhile, so reading them a few times a second costs no drops.
  */
 #define RUN_GONE_GRACE_NS (1000 * 1000000ull)
-#define RUN_GONE_BATCH 256
-#define RUN_GONE_AGE_NS (5000 * 1000000ull)
+#define RUN_GONE_BATCH 64
+#define RUN_GONE_AGE_NS (1000 * 1000000ull)
 
 static void run__forget_gone(struct st_run *r, uint64_t now)
 {

@@ -103,7 +103,7 @@ expect_eq agg-rescue-no-drop "$(grep -c 'dropped' "$TMP/rescue.err")" 0
 #    kernel's map (agg_reader__read_gone()), and so are their stored stacks:
 #    three processes one after the other (each its own addresses, so its own
 #    stack), each counted whole in maps of one entry, none finding them full;
-#    each waits until the one before is settled (RUN_GONE_AGE_NS, 5 s).
+#    each waits until the one before is settled (RUN_GONE_GRACE_NS + RUN_GONE_AGE_NS, 2 s).
 rm -f "$TMP/seq.w"
 "$ST" count -P -U --unwind=fp --debug --agg-entries 1 "u:$CHAIN:leaf" > "$TMP/seq.out" 2> "$TMP/seq.err" &
 SEQ_ST=$!
@@ -114,7 +114,7 @@ if wait_for_line "$TMP/seq.err" '^Tracing'; then
 		"$CHAIN" "$n" >> "$TMP/seq.w" & p=$!
 		wait "$p"
 		printf 'chain_fp [%s] %s\n' "$p" "$n" >> "$TMP/seq.want"
-		[ "$n" = 700 ] || sleep 6.5
+		[ "$n" = 700 ] || sleep 3
 	done
 	kill -INT "$SEQ_ST"; wait "$SEQ_ST"
 	awk '/^    chain_fp \[/{p=$0; sub(/^ */, "", p); getline; print p, $1}' "$TMP/seq.out" |
