@@ -20,6 +20,13 @@
  * on. It is bounded (ring_pump__new()'s cap): past it the pump waits, the
  * kernel's ring fills, and the kernel counts what finds no room, as
  * before, so a loop that never catches up costs bounded memory.
+ *
+ * Before that, past a lower mark, the pump tells the kernel that user space
+ * is behind (the st_backlog map): the kernel then counts the events it can
+ * count itself, as when the ring is over half full, so the queue drains and
+ * the pump never waits while the records only user space can use (a
+ * process's exec, mappings and exit) keep coming. The mark is lifted at
+ * half of it, so it does not flap.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,6 +36,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "lib/session/pump.h"
@@ -68,6 +76,10 @@ struct ring_pump {
 	size_t bytes, cap;
 	uint64_t peak;
 	uint64_t sync_asked, sync_done;
+	int backlog_fd;      /* st_backlog, or -1 */
+	size_t backlog_at;   /* queued bytes that make a backlog */
+	bool backlogged;
+	uint64_t backlogs;   /* times the mark was set */
 	int err;   /* the pump stopped on this */
 	bool quit;
 };
@@ -99,6 +111,19 @@ static struct pump_chunk *pump__tail(struct ring_pump *p, size_t need)
 	return c;
 }
 
+/* Tells the kernel whether user space is behind (@on), when that changed. Lock held. */
+static void pump__set_backlog(struct ring_pump *p, bool on)
+{
+	__u32 zero = 0, v = on;
+
+	if (p->backlog_fd < 0 || p->backlogged == on)
+		return;
+	if (bpf_map_update_elem(p->backlog_fd, &zero, &v, BPF_ANY))
+		return; /* not told: the ring's own half-full mark still holds */
+	p->backlogged = on;
+	p->backlogs += on;
+}
+
 /* libbpf's callback, on the pump's thread: the record copied into the queue. */
 static int pump__on_sample(void *ctx, void *data, size_t size)
 {
@@ -118,6 +143,8 @@ static int pump__on_sample(void *ctx, void *data, size_t size)
 		p->bytes += need;
 		if (p->bytes > p->peak)
 			p->peak = p->bytes;
+		if (p->bytes >= p->backlog_at)
+			pump__set_backlog(p, true);
 		pthread_cond_signal(&p->more);
 	} else {
 		err = -ENOMEM;
@@ -223,7 +250,8 @@ static int pump__start(struct ring_pump *p)
 	return -err;
 }
 
-struct ring_pump *ring_pump__new(int map_fd, size_t cap_bytes)
+struct ring_pump *ring_pump__new(int map_fd, size_t cap_bytes, int backlog_fd,
+				 size_t backlog_bytes)
 {
 	struct ring_pump *p = calloc(1, sizeof(*p));
 	int err;
@@ -231,6 +259,8 @@ struct ring_pump *ring_pump__new(int map_fd, size_t cap_bytes)
 	if (!p)
 		return NULL;
 	p->cap = cap_bytes;
+	p->backlog_fd = backlog_fd;
+	p->backlog_at = backlog_bytes;
 	err = pump__init_sync(p);
 	if (err)
 		goto err_free;
@@ -297,6 +327,8 @@ int ring_pump__take(struct ring_pump *p, ring_pump_fn fn, void *ctx)
 		if (p->bytes >= p->cap && p->bytes - need < p->cap)
 			pthread_cond_signal(&p->room);
 		p->bytes -= need;
+		if (p->bytes < p->backlog_at / 2)
+			pump__set_backlog(p, false);
 		pthread_mutex_unlock(&p->lock);
 		if (ret < 0)
 			return ret;
@@ -319,6 +351,11 @@ void ring_pump__sync(struct ring_pump *p)
 uint64_t ring_pump__peak(const struct ring_pump *p)
 {
 	return p ? p->peak : 0;
+}
+
+uint64_t ring_pump__backlogs(const struct ring_pump *p)
+{
+	return p ? p->backlogs : 0;
 }
 
 void ring_pump__free(struct ring_pump *p)

@@ -22,11 +22,14 @@ typedef int (*ring_pump_fn)(void *ctx, void *data, size_t size);
  * ring_pump__new() - start a thread draining the BPF ring buffer @map_fd
  * into a queue of at most @cap_bytes; while the queue is at its cap the
  * thread waits, the kernel's ring fills, and the kernel's own accounting of
- * what finds no room takes over.
+ * what finds no room takes over. From @backlog_bytes queued (until half
+ * that) the ARRAY map @backlog_fd (-1: none) holds 1 at key 0: the kernel
+ * counts what it can itself (bpf/state.bpf.h st_backlog).
  *
  * Return: the pump, or NULL with errno set (logged).
  */
-struct ring_pump *ring_pump__new(int map_fd, size_t cap_bytes);
+struct ring_pump *ring_pump__new(int map_fd, size_t cap_bytes, int backlog_fd,
+				 size_t backlog_bytes);
 
 /**
  * ring_pump__wait() - wait up to @timeout_ms for a queued record.
@@ -52,6 +55,9 @@ void ring_pump__sync(struct ring_pump *p);
 
 /** ring_pump__peak() - Return: the most bytes the queue held at once. */
 uint64_t ring_pump__peak(const struct ring_pump *p);
+
+/** ring_pump__backlogs() - Return: how many times the queue went past its backlog mark. */
+uint64_t ring_pump__backlogs(const struct ring_pump *p);
 
 /** ring_pump__free() - stop the thread and free the queue. NULL is fine. */
 void ring_pump__free(struct ring_pump *p);

@@ -42,6 +42,11 @@
  * room instead (st_agg_rescue()).
  */
 #define SESSION_QUEUE_RINGS 4
+/*
+ * Past one ring's worth queued the kernel is told user space is behind
+ * (st_backlog): it counts what it can itself, and the queue drains.
+ */
+#define SESSION_BACKLOG_RINGS 1
 /* How often the joiner looks for tasks that died before their stack came. */
 #define SESSION_TICK_NS 1000000000ull
 /*
@@ -274,6 +279,7 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 	struct bpf_map *stats = bpf_object__find_map_by_name(obj, "st_stats");
 	struct bpf_map *ustats = bpf_object__find_map_by_name(obj, "st_ustats");
 	struct bpf_map *held = bpf_object__find_map_by_name(obj, "st_defer_held");
+	struct bpf_map *backlog = bpf_object__find_map_by_name(obj, "st_backlog");
 	struct session *s;
 
 	if (!events || !stats) {
@@ -289,7 +295,9 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 	s->held_fd = held ? bpf_map__fd(held) : -1;
 	s->ncpus = libbpf_num_possible_cpus();
 	s->pump = ring_pump__new(bpf_map__fd(events),
-				 (size_t)bpf_map__max_entries(events) * SESSION_QUEUE_RINGS);
+				 (size_t)bpf_map__max_entries(events) * SESSION_QUEUE_RINGS,
+				 backlog ? bpf_map__fd(backlog) : -1,
+				 (size_t)bpf_map__max_entries(events) * SESSION_BACKLOG_RINGS);
 	if (!s->pump || s->ncpus <= 0) {
 		int err = -errno;
 
@@ -526,7 +534,9 @@ void session__report_losses(const struct session *s)
 		session_losses_print(stderr, &now, NULL, "", false);
 	if (s->pump)
 		st_info("session: records queued between the ring buffer and the run loop: at most "
-			"%llu KiB at once", (unsigned long long)(ring_pump__peak(s->pump) / 1024));
+			"%llu KiB at once; behind %llu times (events counted in the kernel meanwhile)",
+			(unsigned long long)(ring_pump__peak(s->pump) / 1024),
+			(unsigned long long)ring_pump__backlogs(s->pump));
 }
 
 void session__report_interval_losses(struct session *s, const char *prefix)
