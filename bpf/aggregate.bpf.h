@@ -71,12 +71,13 @@ const volatile struct st_agg_config st_agg_cfg = { .hash_mask = ~0ull };
  * and a hash (~40 ns, bench/bench_count.sh). Pids that share a slot share
  * bumps: a bump then only starts new keys for the other pid too (its next
  * event travels as a record), it never merges anything, since the key also
- * holds the pid. 256 KiB.
+ * holds the pid. 256 KiB (ST_AGG_GENS, bpf/aggregate.h). A key whose
+ * generation has moved on never grows again: user space reads it a last
+ * time and deletes it (agg_reader__read_gone()).
  */
-#define ST_AGG_GENS 65536 /* a power of two */
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE); /* user space reads it whole at each scan */
 	__uint(max_entries, ST_AGG_GENS);
 	__type(key, __u32);
 	__type(value, __u32);
@@ -445,9 +446,20 @@ static __always_inline void st_agg_drop(void)
 		st_stat_inc(ST_DROP_RINGBUF_FULL);
 }
 
+/* Is user space behind, its drained records queued past a mark (st_backlog)? */
+static __always_inline bool st_agg_backlog(void)
+{
+	__u32 zero = 0, *b = bpf_map_lookup_elem(&st_backlog, &zero);
+
+	return b && *b;
+}
+
 /*
  * st_agg_ring_above() - is the ring buffer more than @quarters quarters
- * full? Events that can be counted in the kernel leave it room: above half
+ * full? Half full counts as such while user space is behind
+ * (st_agg_backlog()): the ring is then kept near empty by the pump, and the
+ * queue behind it is what fills. Events that can be counted in the kernel
+ * leave it room: above half
  * they are counted here (st_agg_rescue()) instead of sent, and above three
  * quarters so is the first event of a new key, which below goes as a small
  * record. The last quarter is for the records that have no other way (a
@@ -457,8 +469,9 @@ static __always_inline void st_agg_drop(void)
  */
 static __always_inline bool st_agg_ring_above(__u32 quarters)
 {
-	return st_agg_cfg.on && bpf_ringbuf_query(&st_events, BPF_RB_AVAIL_DATA) >
-					bpf_ringbuf_query(&st_events, BPF_RB_RING_SIZE) / 4 * quarters;
+	return st_agg_cfg.on && ((quarters <= 2 && st_agg_backlog()) ||
+				 bpf_ringbuf_query(&st_events, BPF_RB_AVAIL_DATA) >
+					 bpf_ringbuf_query(&st_events, BPF_RB_RING_SIZE) / 4 * quarters);
 }
 
 #endif

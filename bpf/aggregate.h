@@ -22,6 +22,9 @@
 #define ST_AGG_FRAMES 128
 #endif
 
+/* Mappings generation slots (st_agg_gens, bpf/aggregate.bpf.h): pids modulo this; a power of two. */
+#define ST_AGG_GENS 65536
+
 /* Distinct (stack, process, comm) counts the kernel holds by default (--agg-entries). */
 #define ST_AGG_ENTRIES_DEFAULT 65536
 
