@@ -41,8 +41,8 @@ struct agg_reader {
 	struct st_agg_val vals[AGG_BATCH];
 	bool no_batch; /* the kernel refused a batch read: one key at a time */
 	uint32_t max_entries; /* of each map (capture_agg_auto(), --agg-entries) */
-	const uint32_t *gens; /* st_agg_gens, mapped; NULL: stale generations are kept */
-	uint32_t *gens_old, *gens_last; /* copies of it: one at least AGG_STALE_NS old, the last */
+	const uint64_t *gens; /* st_agg_gens, mapped; NULL: stale generations are kept */
+	uint64_t *gens_old, *gens_last; /* copies of it: one at least AGG_STALE_NS old, the last */
 	uint64_t gens_last_ns;
 	uint64_t stale; /* counts of superseded generations deleted */
 	uint64_t scanned, peak; /* counts the last scan met, the most any scan met */
@@ -84,11 +84,17 @@ static uint64_t agg__now(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * A mapped ARRAY lays its values out 8 bytes apart (the kernel rounds each
+ * up to 8): a 32-bit generation in the low half of each slot.
+ */
+#define AGG_GENS_BYTES (ST_AGG_GENS * sizeof(uint64_t))
+
 /* Maps the generations (read-only) and the two copies of them. Return: 0 or -errno. */
 static int agg__map_gens(struct agg_reader *ar, struct bpf_object *obj)
 {
 	struct bpf_map *m = bpf_object__find_map_by_name(obj, "st_agg_gens");
-	size_t size = ST_AGG_GENS * sizeof(uint32_t);
+	size_t size = AGG_GENS_BYTES;
 	void *p;
 
 	if (!m || !(bpf_map__map_flags(m) & BPF_F_MMAPABLE))
@@ -96,8 +102,8 @@ static int agg__map_gens(struct agg_reader *ar, struct bpf_object *obj)
 	p = mmap(NULL, size, PROT_READ, MAP_SHARED, bpf_map__fd(m), 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	ar->gens_old = calloc(ST_AGG_GENS, sizeof(uint32_t));
-	ar->gens_last = calloc(ST_AGG_GENS, sizeof(uint32_t));
+	ar->gens_old = malloc(size);
+	ar->gens_last = malloc(size);
 	if (!ar->gens_old || !ar->gens_last) {
 		munmap(p, size);
 		return -ENOMEM;
@@ -113,21 +119,22 @@ static int agg__map_gens(struct agg_reader *ar, struct bpf_object *obj)
 static void agg__age_gens(struct agg_reader *ar)
 {
 	uint64_t now = agg__now();
-	uint32_t *t;
+	uint64_t *t;
 
 	if (!ar->gens || now - ar->gens_last_ns < AGG_STALE_NS)
 		return;
 	t = ar->gens_old;
 	ar->gens_old = ar->gens_last;
 	ar->gens_last = t;
-	memcpy(ar->gens_last, ar->gens, ST_AGG_GENS * sizeof(uint32_t));
+	memcpy(ar->gens_last, ar->gens, AGG_GENS_BYTES);
 	ar->gens_last_ns = now;
 }
 
 /* Had @k's generation been superseded when the old copy was taken? */
 static bool agg__stale(const struct agg_reader *ar, const struct st_agg_key *k)
 {
-	return ar->gens && (int32_t)(ar->gens_old[k->pid & (ST_AGG_GENS - 1)] - k->gen) > 0;
+	return ar->gens &&
+	       (int32_t)((uint32_t)ar->gens_old[k->pid & (ST_AGG_GENS - 1)] - k->gen) > 0;
 }
 
 struct agg_reader *agg_reader__new(struct bpf_object *obj)
@@ -447,7 +454,7 @@ void agg_reader__free(struct agg_reader *ar)
 	if (!ar)
 		return;
 	if (ar->gens)
-		munmap((void *)ar->gens, ST_AGG_GENS * sizeof(uint32_t));
+		munmap((void *)ar->gens, AGG_GENS_BYTES);
 	free(ar->gens_old);
 	free(ar->gens_last);
 	stack_store__free(ar->seen);

@@ -156,3 +156,17 @@ agg_dropped=$(sed -n 's/^stacktap: \([0-9]*\) events\{0,1\} dropped: ring buffer
 expect_eq agg-fullring-p1-exact "$(counted_of 700)" 700
 expect_eq agg-fullring-p2-counted-or-dropped $((${p2_counted:-0} + ${agg_dropped:-0})) 20000
 expect_eq agg-fullring-no-plain-ring-drop "$(grep -c 'dropped: ring buffer full (try' "$TMP/fullring.err")" 0
+
+# 10. Counts of a superseded mappings generation are read a last time and deleted while the
+#     process lives (agg_reader__read_gone(), a settle every second): dlmany opens, calls and
+#     closes 20 libraries one after the other at the same address, each mapping a new
+#     generation, so each library's count is superseded by the next one's. Every call is
+#     counted exactly once whichever way its count was read, and most of the 20 counts went as
+#     superseded before the process ended (~0.2 s a library).
+DN=50000
+TABLES_READY=1 run_traced stale "$W/dlmany/dlmany" "$W/dlmany" 20 $DN -- count --debug -U -p @PID@ \
+	"u:$W/dlmany/dlmany:callback"
+expect_eq agg-stale-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/stale.out")" $((20 * DN))
+expect_eq agg-stale-no-drop "$(grep -c 'dropped' "$TMP/stale.err")" 0
+at_least agg-stale-deleted \
+	"$(sed -n 's/^stacktap: count: .* \([0-9]*\) counts of superseded mappings read a last time.*/\1/p' "$TMP/stale.err")" 5
