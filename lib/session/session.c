@@ -240,9 +240,16 @@ static int session__on_record(void *ctx, void *data, size_t size)
 	/* A negative return ends ring_buffer__poll's batch early, so -n N stops exactly. */
 	if (s->stop)
 		return -ECANCELED;
-	/* The record is consumed either way; the drain wants every record, so never then. */
-	if (s->pump && !s->draining && ++s->batch_n % 256 == 0 &&
-	    now_ns() - s->batch_start > SESSION_BATCH_NS)
+	/*
+	 * The record is consumed either way; the drain wants every record, so
+	 * never then. Ctrl-C ends the batch at once: a record may build a
+	 * process's tables (seconds for a compiler's libraries on a loaded
+	 * machine), and the queue can hold thousands of them; the drain after
+	 * the stop builds none.
+	 */
+	if (s->pump && !s->draining &&
+	    (session_signalled || (++s->batch_n % 256 == 0 &&
+				   now_ns() - s->batch_start > SESSION_BATCH_NS)))
 		return -EAGAIN;
 	return 0;
 }
