@@ -248,7 +248,7 @@ static int session__on_record(void *ctx, void *data, size_t size)
 	 * the stop builds none.
 	 */
 	if (s->pump && !s->draining &&
-	    (session_signalled || (++s->batch_n % 256 == 0 &&
+	    (session_signalled || (++s->batch_n % 16 == 0 &&
 				   now_ns() - s->batch_start > SESSION_BATCH_NS)))
 		return -EAGAIN;
 	return 0;
