@@ -483,8 +483,7 @@ static int session__sum(const struct session *s, int fd, __u32 n, uint64_t *out)
 	int c;
 
 	if (s->rp) {
-		memset(out, 0, ST_STAT_MAX * sizeof(*out));
-		replay__stats(s->rp, out, ST_STAT_MAX);
+		memset(out, 0, n * sizeof(*out)); /* a recording keeps the capture's counters only */
 		return 0;
 	}
 	vals = calloc(s->ncpus, sizeof(*vals));
@@ -503,6 +502,11 @@ static int session__sum(const struct session *s, int fd, __u32 n, uint64_t *out)
 
 int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX])
 {
+	if (s->rp) {
+		memset(out, 0, ST_STAT_MAX * sizeof(*out));
+		replay__stats(s->rp, out, ST_STAT_MAX);
+		return 0;
+	}
 	return session__sum(s, s->stats_fd, ST_STAT_MAX, out);
 }
 
