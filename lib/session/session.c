@@ -209,11 +209,28 @@ static int session__on_ustack(struct session *s, const struct st_ustack *us, siz
 				  copy_len ? c : NULL, copy_len);
 }
 
+/*
+ * An event taken after the stop: not wanted (session__on_event()), and not
+ * recorded either, so a report replays exactly the events the live run
+ * used. The pump drains the ring on its own pace (up to PUMP_POLL_MS after
+ * the stop is asked), so such events reach the drain more often than when
+ * the loop drained the ring itself.
+ */
+static bool session__after_stop(const struct session *s, const void *data, size_t size)
+{
+	const struct st_event *ev = data;
+
+	return s->draining && size >= sizeof(*ev) && ev->kind == ST_REC_EVENT &&
+	       ev->ts > s->stop_ts;
+}
+
 static int session__on_record(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
 	int ret = 0;
 
+	if (s->rp == NULL && session__after_stop(s, data, size))
+		return 0;
 	if (s->opts.rec && !s->failed && recorder__ring(s->opts.rec, data, size)) {
 		s->failed = -EIO;
 		s->stop = true;
