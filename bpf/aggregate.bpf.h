@@ -71,12 +71,13 @@ const volatile struct st_agg_config st_agg_cfg = { .hash_mask = ~0ull };
  * and a hash (~40 ns, bench/bench_count.sh). Pids that share a slot share
  * bumps: a bump then only starts new keys for the other pid too (its next
  * event travels as a record), it never merges anything, since the key also
- * holds the pid. 256 KiB.
+ * holds the pid. 256 KiB (ST_AGG_GENS, bpf/aggregate.h). A key whose
+ * generation has moved on never grows again: user space reads it a last
+ * time and deletes it (agg_reader__read_gone()).
  */
-#define ST_AGG_GENS 65536 /* a power of two */
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE); /* user space reads it whole at each scan */
 	__uint(max_entries, ST_AGG_GENS);
 	__type(key, __u32);
 	__type(value, __u32);
@@ -237,6 +238,28 @@ static __always_inline bool st_agg_same(struct st_agg_loop *l)
 	return !l->t->differ;
 }
 
+/*
+ * A map had no room for the event: sent as a record instead (counted), or,
+ * when a rescue found it so, noted for st_agg_drop_in() to name the reason.
+ */
+static __always_inline void st_agg_full(struct st_agg_tmp *t, bool rescue)
+{
+	if (rescue)
+		t->full = 1;
+	else
+		st_stat_inc(ST_STAT_AGG_FULL);
+}
+
+/*
+ * st_agg_drop_in() - count the drop of an event that found no room in the
+ * ring buffer and that the rescue with @t could not count: a full map is
+ * its own reason (--agg-entries; the ring was full too), else the ring's.
+ */
+static __always_inline void st_agg_drop_in(const struct st_agg_tmp *t)
+{
+	st_stat_inc(t->full ? ST_DROP_AGG_FULL : ST_DROP_RINGBUF_FULL);
+}
+
 /* What st_agg_event_in() made of an event. */
 enum st_agg_result {
 	ST_AGG_NOT = -1,    /* not counted here (not eligible, collision, map full): send it */
@@ -271,9 +294,10 @@ static __always_inline int st_agg_add(struct st_agg_val *v, const struct st_even
 
 /*
  * Adds the event to its count, or makes its key. @rescue: its record found
- * no room (st_agg_rescue()): counted apart.
+ * no room (st_agg_rescue()): counted apart, and a full map noted in @t.
  */
-static __always_inline int st_agg_count(struct st_event *ev, __u64 hash, bool rescue)
+static __always_inline int st_agg_count(struct st_event *ev, __u64 hash, bool rescue,
+					struct st_agg_tmp *t)
 {
 	struct st_agg_key key, *k = &key;
 	struct st_agg_val fresh = {}, *v;
@@ -290,8 +314,7 @@ static __always_inline int st_agg_count(struct st_event *ev, __u64 hash, bool re
 		if (!err)
 			return ST_AGG_FIRST;
 		if (err != -EEXIST) {
-			if (!rescue)
-				st_stat_inc(ST_STAT_AGG_FULL);
+			st_agg_full(t, rescue);
 			return ST_AGG_NOT;
 		}
 		v = bpf_map_lookup_elem(&st_agg_counts, k);
@@ -356,6 +379,7 @@ static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
 	__u64 hash;
 	int res;
 
+	t->full = 0;
 	if (!st_agg_eligible(ev, want_copy, rescue))
 		return ST_AGG_NOT;
 	if (n > ST_AGG_FRAMES) {
@@ -372,8 +396,7 @@ static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
 	hash = st_agg_hash(&l) & st_agg_cfg.hash_mask;
 	l.stored = st_agg_stack_of((struct st_agg_stack *)ev, hash);
 	if (!l.stored) {
-		if (!rescue)
-			st_stat_inc(ST_STAT_AGG_FULL);
+		st_agg_full(t, rescue);
 		return ST_AGG_NOT;
 	}
 	if (!st_agg_same(&l)) {
@@ -382,7 +405,7 @@ static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
 		return ST_AGG_NOT;
 	}
 	t->hash = hash; /* the key's: st_agg_event_keyed() */
-	res = st_agg_count(ev, hash, rescue);
+	res = st_agg_count(ev, hash, rescue, t);
 	if (cut && res == ST_AGG_COUNTED)
 		st_stat_inc(ST_STAT_AGG_CUT);
 	return res;
@@ -502,9 +525,32 @@ static __always_inline int st_agg_rescue(struct st_event *ev)
 	return st_agg_event_in(ev, true, t, true);
 }
 
+/* st_agg_drop() - st_agg_drop_in() after st_agg_rescue(). */
+static __always_inline void st_agg_drop(void)
+{
+	__u32 zero = 0;
+	struct st_agg_tmp *t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
+
+	if (t)
+		st_agg_drop_in(t);
+	else
+		st_stat_inc(ST_DROP_RINGBUF_FULL);
+}
+
+/* Is user space behind, its drained records queued past a mark (st_backlog)? */
+static __always_inline bool st_agg_backlog(void)
+{
+	__u32 zero = 0, *b = bpf_map_lookup_elem(&st_backlog, &zero);
+
+	return b && *b;
+}
+
 /*
  * st_agg_ring_above() - is the ring buffer more than @quarters quarters
- * full? Events that can be counted in the kernel leave it room: above half
+ * full? Half full counts as such while user space is behind
+ * (st_agg_backlog()): the ring is then kept near empty by the pump, and the
+ * queue behind it is what fills. Events that can be counted in the kernel
+ * leave it room: above half
  * they are counted here (st_agg_rescue()) instead of sent, and above three
  * quarters so is the first event of a new key, which below goes as a small
  * record. The last quarter is for the records that have no other way (a
@@ -514,8 +560,9 @@ static __always_inline int st_agg_rescue(struct st_event *ev)
  */
 static __always_inline bool st_agg_ring_above(__u32 quarters)
 {
-	return st_agg_cfg.on && bpf_ringbuf_query(&st_events, BPF_RB_AVAIL_DATA) >
-					bpf_ringbuf_query(&st_events, BPF_RB_RING_SIZE) / 4 * quarters;
+	return st_agg_cfg.on && ((quarters <= 2 && st_agg_backlog()) ||
+				 bpf_ringbuf_query(&st_events, BPF_RB_AVAIL_DATA) >
+					 bpf_ringbuf_query(&st_events, BPF_RB_RING_SIZE) / 4 * quarters);
 }
 
 #endif

@@ -22,6 +22,9 @@
 #define ST_AGG_FRAMES 128
 #endif
 
+/* Mappings generation slots (st_agg_gens, bpf/aggregate.bpf.h): pids modulo this; a power of two. */
+#define ST_AGG_GENS 65536
+
 /* Distinct (stack, process, comm) counts the kernel holds by default (--agg-entries). */
 #define ST_AGG_ENTRIES_DEFAULT 65536
 
@@ -53,6 +56,8 @@ struct st_agg_tmp {
 	__u64 hash;
 	__u32 n;      /* frames of the event */
 	__u32 differ; /* the comparison found a frame that differs */
+	__u32 full;   /* a rescue found a map full (st_agg_drop_in()) */
+	__u32 pad;
 };
 
 /* Set in .rodata before load. */

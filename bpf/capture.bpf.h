@@ -309,6 +309,18 @@ static __always_inline bool st_capture_rescue(struct st_scratch *s)
 }
 
 /*
+ * An event the kernel could not count (a full map, a collision), held back
+ * only because user space is behind (st_agg_backlog()), not for want of
+ * room in the ring: sent after all, without its stack copy as a rescue
+ * would have, while the ring is under three quarters full: a record, not a
+ * drop. Return: true when sent.
+ */
+static __always_inline bool st_capture_late(struct st_scratch *s)
+{
+	return st_agg_backlog() && !st_agg_ring_above(3) && !st_capture_output(s, 0);
+}
+
+/*
  * st_capture_send() - count the record of @s in the kernel where it can be
  * (bpf/aggregate.bpf.h; a deferred one once its entry's user stack is
  * walked, bpf/defer_hold.bpf.h), else send it; then release @s. A record not
@@ -324,8 +336,8 @@ static __always_inline void st_capture_send(struct st_scratch *s)
 		return;
 	}
 	if ((st_agg_ring_above(2) || st_capture_output(s, st_copy_bytes(s))) &&
-	    !st_capture_rescue(s))
-		st_stat_inc(ST_DROP_RINGBUF_FULL);
+	    !st_capture_rescue(s) && !st_capture_late(s))
+		st_agg_drop();
 	s->busy = 0;
 }
 

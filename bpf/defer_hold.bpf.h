@@ -160,7 +160,7 @@ static __always_inline bool st_defer_hold_join(struct st_defer_held *j, const __
 		st_stat_inc(ST_STAT_SENT);
 	else if (st_agg_event_in(&j->ev, true, &j->tmp, true) != ST_AGG_COUNTED &&
 		 st_agg_event_in(&j->ev, true, &j->tmp, true) != ST_AGG_COUNTED)
-		st_stat_inc(ST_DROP_RINGBUF_FULL); /* see st_agg_rescue(): a key made, then counted */
+		st_agg_drop_in(&j->tmp); /* see st_agg_rescue(): a key made, then counted */
 	return true;
 }
 

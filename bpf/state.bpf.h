@@ -35,6 +35,20 @@ struct {
 	__uint(max_entries, 8 << 20);
 } st_events SEC(".maps");
 
+/*
+ * Non-zero while user space is behind: the records it drained from the ring
+ * are queued past a mark (lib/session/pump.c, ring_pump__new()). Events
+ * that can be counted in the kernel then are, as when the ring is over half
+ * full (st_agg_ring_above()), so the records that have no other way (a
+ * process's exec, mappings, exit) never wait behind a backlog of them.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} st_backlog SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, ST_STAT_MAX);

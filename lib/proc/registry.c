@@ -10,6 +10,7 @@
 #include "lib/proc/registry.h"
 #include "lib/proc/source.h"
 #include "lib/proc/timeline.h"
+#include "lib/util/grow.h"
 #include "lib/util/htab.h"
 #include "lib/util/log.h"
 
@@ -439,6 +440,41 @@ static struct reg_proc *procs__still_gone(const struct proc_registry *r, const s
 	return p && p->exit_ts == g->exit_ts ? p : NULL;
 }
 
+struct procs_dead {
+	int *pids;
+	size_t n, cap;
+	bool oom;
+};
+
+static void procs__note_dead(struct hnode *n, void *ctx)
+{
+	const struct reg_proc *p = (const struct reg_proc *)n;
+	struct procs_dead *d = ctx;
+	int pid = (int)n->k1;
+
+	if (p->exit_ts || proc_source_task_alive(pid, pid))
+		return;
+	if (array_reserve((void **)&d->pids, &d->cap, d->n + 1, sizeof(*d->pids)))
+		d->oom = true;
+	else
+		d->pids[d->n++] = pid;
+}
+
+size_t procs__find_exits(struct proc_registry *r, uint64_t ts)
+{
+	struct procs_dead d = {};
+	size_t i;
+
+	htab__each(&r->procs, procs__note_dead, &d);
+	if (d.oom)
+		st_err("procs: out of memory: some processes gone without an exit record stay known");
+	for (i = 0; i < d.n; i++)
+		procs__exit(r, d.pids[i], ts);
+	r->stats.exits_found += d.n;
+	free(d.pids);
+	return d.n;
+}
+
 size_t procs__gone_ready(const struct proc_registry *r, uint64_t before, uint64_t *oldest)
 {
 	size_t i, n = 0;
@@ -561,6 +597,11 @@ void procs__report(const struct proc_registry *r)
 					"%s (first: %s)\n",
 				(unsigned long long)s->refused[k], safe_open_why_text(k),
 				s->refused_path[k] ? s->refused_path[k] : "?");
+	if (s->exits_found)
+		fprintf(stderr, "stacktap: %llu %s found gone, %s exit record lost\n",
+			(unsigned long long)s->exits_found,
+			st_plural(s->exits_found, "process", "processes"),
+			st_plural(s->exits_found, "its", "their"));
 	if (s->pid_gone)
 		fprintf(stderr, "stacktap: %llu %s before %s mappings were read\n",
 			(unsigned long long)s->pid_gone,

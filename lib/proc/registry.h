@@ -57,6 +57,7 @@ struct procs_stats {
 	const char *refused_path[SAFE_OPEN_WHY_MAX]; /* the first such file, for the message */
 	uint64_t not_elf;                          /* mapped files that are not ELF */
 	uint64_t forgotten;                        /* exited processes dropped, stacks resolved */
+	uint64_t exits_found;                      /* exits whose record was lost, found later */
 };
 
 /* Resolve now what is held of exited @pids: the registry forgets them when this returns. */
@@ -113,6 +114,17 @@ void procs__fork(struct proc_registry *r, int parent, int child, uint64_t ts);
 
 /** procs__exit() - @pid's last thread exited at @ts. */
 void procs__exit(struct proc_registry *r, int pid, uint64_t ts);
+
+/**
+ * procs__find_exits() - the processes known alive that are gone, exited at
+ * @ts for all that follows (procs__exit()): what the exit records said,
+ * for those whose record was lost (the ring buffer was full), so that they
+ * are settled and forgotten like the others, their tables and in-kernel
+ * counts freed. A pid reused since is alive and stays as it is.
+ *
+ * Return: how many were found.
+ */
+size_t procs__find_exits(struct proc_registry *r, uint64_t ts);
 
 /**
  * procs__gone_ready() - how many queued exits happened before @before.

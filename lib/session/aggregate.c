@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Reading the in-kernel aggregation maps: counts grown since the last read. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf/aggregate.h"
 #include "lib/session/aggregate.h"
+#include "lib/session/capture_maps.h"
 #include "lib/session/session.h"
 #include "lib/stack/store.h"
 #include "lib/util/grow.h"
@@ -36,6 +40,12 @@ struct agg_reader {
 	struct st_agg_key keys[AGG_BATCH]; /* one batch of counts */
 	struct st_agg_val vals[AGG_BATCH];
 	bool no_batch; /* the kernel refused a batch read: one key at a time */
+	uint32_t max_entries; /* of each map (capture_agg_auto(), --agg-entries) */
+	const uint64_t *gens; /* st_agg_gens, mapped; NULL: stale generations are kept */
+	uint64_t *gens_old, *gens_last; /* copies of it: one at least AGG_STALE_NS old, the last */
+	uint64_t gens_last_ns;
+	uint64_t stale; /* counts of superseded generations deleted */
+	uint64_t scanned, peak; /* counts the last scan met, the most any scan met */
 };
 
 int agg_size(struct bpf_object *obj, uint32_t entries)
@@ -54,6 +64,77 @@ int agg_size(struct bpf_object *obj, uint32_t entries)
 	if (err)
 		st_err("aggregate: cannot size the maps to %u entries: %s", entries, strerror(-err));
 	return err;
+}
+
+/*
+ * A count whose process's mappings generation had moved on this long ago
+ * is read a last time and deleted: no event adds to it any more (events
+ * count under the new generation), and a program that read the old one
+ * before the bump has long finished. Under churn of code (a JIT mapping
+ * code, a process forking and exec'ing its children) such counts filled
+ * the map with keys no event would ever use again.
+ */
+#define AGG_STALE_NS (1000 * 1000000ull)
+
+static uint64_t agg__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * A mapped ARRAY lays its values out 8 bytes apart (the kernel rounds each
+ * up to 8): a 32-bit generation in the low half of each slot.
+ */
+#define AGG_GENS_BYTES (ST_AGG_GENS * sizeof(uint64_t))
+
+/* Maps the generations (read-only) and the two copies of them. Return: 0 or -errno. */
+static int agg__map_gens(struct agg_reader *ar, struct bpf_object *obj)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, "st_agg_gens");
+	size_t size = AGG_GENS_BYTES;
+	void *p;
+
+	if (!m || !(bpf_map__map_flags(m) & BPF_F_MMAPABLE))
+		return 0; /* an object without it keeps stale counts, as before */
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, bpf_map__fd(m), 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	ar->gens_old = malloc(size);
+	ar->gens_last = malloc(size);
+	if (!ar->gens_old || !ar->gens_last) {
+		munmap(p, size);
+		return -ENOMEM;
+	}
+	ar->gens = p;
+	memcpy(ar->gens_last, ar->gens, size);
+	memcpy(ar->gens_old, ar->gens, size);
+	ar->gens_last_ns = agg__now();
+	return 0;
+}
+
+/* At a scan's start: the last copy becomes the old one once it is AGG_STALE_NS old. */
+static void agg__age_gens(struct agg_reader *ar)
+{
+	uint64_t now = agg__now();
+	uint64_t *t;
+
+	if (!ar->gens || now - ar->gens_last_ns < AGG_STALE_NS)
+		return;
+	t = ar->gens_old;
+	ar->gens_old = ar->gens_last;
+	ar->gens_last = t;
+	memcpy(ar->gens_last, ar->gens, AGG_GENS_BYTES);
+	ar->gens_last_ns = now;
+}
+
+/* Had @k's generation been superseded when the old copy was taken? */
+static bool agg__stale(const struct agg_reader *ar, const struct st_agg_key *k)
+{
+	return ar->gens &&
+	       (int32_t)((uint32_t)ar->gens_old[k->pid & (ST_AGG_GENS - 1)] - k->gen) > 0;
 }
 
 struct agg_reader *agg_reader__new(struct bpf_object *obj)
@@ -78,6 +159,12 @@ struct agg_reader *agg_reader__new(struct bpf_object *obj)
 	}
 	ar->counts_fd = bpf_map__fd(counts);
 	ar->stacks_fd = bpf_map__fd(stacks);
+	ar->max_entries = bpf_map__max_entries(counts);
+	if (agg__map_gens(ar, obj)) {
+		st_err("aggregate: cannot map the mappings generations: %s", strerror(errno));
+		agg_reader__free(ar);
+		return NULL;
+	}
 	return ar;
 }
 
@@ -211,9 +298,15 @@ static int agg__visit(struct agg_reader *ar, const struct st_agg_key *k,
 	uint64_t count, weight;
 	int pid = (int)k->pid, err;
 
-	if (ar->ngone_pids) {
-		if (bsearch(&pid, ar->gone_pids, ar->ngone_pids, sizeof(pid), agg__cmp_pid))
-			return agg__note_gone(ar, k);
+	ar->scanned++;
+	if (agg__stale(ar, k)) {
+		ar->stale++;
+		return agg__note_gone(ar, k);
+	}
+	if (ar->ngone_pids &&
+	    bsearch(&pid, ar->gone_pids, ar->ngone_pids, sizeof(pid), agg__cmp_pid))
+		return agg__note_gone(ar, k);
+	if (ar->ngone_pids || ar->gens) {
 		err = agg__note_live(ar, k->hash);
 		if (err)
 			return err;
@@ -270,14 +363,26 @@ static int agg__read_batched(struct agg_reader *ar, agg_fn fn, void *ctx)
 	return err;
 }
 
-static int agg__scan(struct agg_reader *ar, agg_fn fn, void *ctx)
+static int agg__scan_once(struct agg_reader *ar, agg_fn fn, void *ctx)
 {
 	int err = ar->no_batch ? -EOPNOTSUPP : agg__read_batched(ar, fn, ctx);
 
 	if (err != -EOPNOTSUPP)
 		return err;
 	ar->no_batch = true;
+	ar->scanned = 0; /* read again from the start, one key at a time */
 	return agg__read_each(ar, fn, ctx);
+}
+
+static int agg__scan(struct agg_reader *ar, agg_fn fn, void *ctx)
+{
+	int err;
+
+	ar->scanned = 0;
+	err = agg__scan_once(ar, fn, ctx);
+	if (ar->scanned > ar->peak)
+		ar->peak = ar->scanned;
+	return err;
 }
 
 int agg_reader__read_gone(struct agg_reader *ar, const int *gone, size_t n, agg_fn fn, void *ctx)
@@ -293,6 +398,7 @@ int agg_reader__read_gone(struct agg_reader *ar, const int *gone, size_t n, agg_
 		qsort(pids, n, sizeof(*pids), agg__cmp_pid);
 	}
 	ar->ngone = ar->nlive = 0;
+	agg__age_gens(ar);
 	ar->gone_pids = pids;
 	ar->ngone_pids = n;
 	err = agg__scan(ar, fn, ctx);
@@ -311,28 +417,46 @@ int agg_reader__read(struct agg_reader *ar, agg_fn fn, void *ctx)
 	return agg_reader__read_gone(ar, NULL, 0, fn, ctx);
 }
 
-void agg_reader__report(const struct agg_reader *ar, const struct session *s, const char *tool)
+/* The maps' bound and what they hold (-v): kernel memory as the other maps' (capture_maps_report()). */
+static void agg__report_memory(const struct agg_reader *ar)
+{
+	fprintf(stderr, "stacktap: in-kernel count maps: at most %u counts and %u stacks; now %llu KiB "
+			"of counts, %llu KiB of stacks; %llu counts at the last read, at most %llu\n",
+		ar->max_entries, ar->max_entries,
+		(unsigned long long)(capture_map_bytes(ar->counts_fd) / 1024),
+		(unsigned long long)(capture_map_bytes(ar->stacks_fd) / 1024),
+		(unsigned long long)ar->scanned, (unsigned long long)ar->peak);
+}
+
+void agg_reader__report(const struct agg_reader *ar, const struct session *s, const char *tool,
+			bool memory)
 {
 	uint64_t st[ST_STAT_MAX];
 
 	if (!ar)
 		return;
+	if (memory)
+		agg__report_memory(ar);
 	if (ar->missing)
 		st_warn("%s: %llu in-kernel counts lost: their stack was not found", tool,
 			(unsigned long long)ar->missing);
 	if (!session__stats(s, st))
 		st_info("%s: %llu events counted in the kernel, %llu sent as records, %llu counted "
-			"in the kernel for want of room; %llu counts and %llu stacks of exited "
-			"processes deleted",
+			"in the kernel for want of room; %llu counts of superseded mappings read a last "
+			"time; %llu counts and %llu stacks of exited processes deleted",
 			tool, (unsigned long long)st[ST_STAT_AGG], (unsigned long long)st[ST_STAT_SENT],
-			(unsigned long long)st[ST_STAT_AGG_RESCUED], (unsigned long long)ar->deleted,
-			(unsigned long long)ar->stacks_deleted);
+			(unsigned long long)st[ST_STAT_AGG_RESCUED], (unsigned long long)ar->stale,
+			(unsigned long long)ar->deleted, (unsigned long long)ar->stacks_deleted);
 }
 
 void agg_reader__free(struct agg_reader *ar)
 {
 	if (!ar)
 		return;
+	if (ar->gens)
+		munmap((void *)ar->gens, AGG_GENS_BYTES);
+	free(ar->gens_old);
+	free(ar->gens_last);
 	stack_store__free(ar->seen);
 	free(ar->gone);
 	free(ar->live);

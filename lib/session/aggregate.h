@@ -9,6 +9,7 @@
 #ifndef ST_SESSION_AGGREGATE_H
 #define ST_SESSION_AGGREGATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bpf/record.h"
@@ -64,10 +65,12 @@ int agg_reader__read_gone(struct agg_reader *ar, const int *pids, size_t n, agg_
 
 /**
  * agg_reader__report() - at exit: a warning if counts were lost (their
- * stack not found), and with --debug how many events the kernel counted and
- * how many came as records. NULL @ar is fine.
+ * stack not found), with --debug how many events the kernel counted and
+ * how many came as records, and with @memory (-v) the maps' bound and
+ * kernel memory. NULL @ar is fine.
  */
-void agg_reader__report(const struct agg_reader *ar, const struct session *s, const char *tool);
+void agg_reader__report(const struct agg_reader *ar, const struct session *s, const char *tool,
+			bool memory);
 
 /** agg_reader__free() - NULL is fine. */
 void agg_reader__free(struct agg_reader *ar);

@@ -7,7 +7,9 @@
 
 #include <bpf/libbpf.h>
 
+#include "bpf/aggregate.h"
 #include "bpf/unwind_maps.h"
+#include "lib/session/aggregate.h"
 #include "lib/session/capture_maps.h"
 #include "lib/session/cli.h"
 #include "lib/session/session.h"
@@ -36,7 +38,15 @@
  *  - the process table: 1/1024 of the memory in entries of 12 KiB (a HASH
  *    without prealloc: only loaded processes take memory), from 1024 to
  *    65536: 2046 on 24 GiB, where a fixed 1024 left the processes of a
- *    busy machine (test suites: 1,600 seen in 8 s) without tables.
+ *    busy machine (test suites: 1,600 seen in 8 s) without tables;
+ *  - the in-kernel counts (bpf/aggregate.bpf.h, when the tool aggregates):
+ *    1/128 of the memory in stored stacks (1,096 B each), the counts map
+ *    as many entries, from 65536 (the fixed size it was) to 2^24
+ *    (--agg-entries' own bound): 183k on 24 GiB. Hashes without
+ *    prealloc: only the stacks counted take memory, so the bound costs
+ *    nothing until a busy machine needs it; a fixed 65536 filled under a
+ *    test suite next door (its compilers' many malloc stacks), and every
+ *    later new stack came as a record.
  */
 #define RINGBUF_KB_PER_CPU 4096ull
 #define RINGBUF_KB_AUTO_MIN 4096ull
@@ -49,6 +59,9 @@
 #define PROCS_AUTO_MIN 1024ull
 #define PROCS_AUTO_MAX 65536ull
 #define PROCS_AUTO_MEM_SHARE 1024
+#define AGG_AUTO_MIN 65536ull
+#define AGG_AUTO_MAX (1ull << 24)
+#define AGG_AUTO_MEM_SHARE 128
 
 uint64_t capture_ringbuf_kb_auto(int ncpus)
 {
@@ -81,6 +94,13 @@ uint64_t capture_procs_auto(uint64_t mem_bytes)
 
 	return procs < PROCS_AUTO_MIN ? PROCS_AUTO_MIN :
 	       procs > PROCS_AUTO_MAX ? PROCS_AUTO_MAX : procs;
+}
+
+uint64_t capture_agg_auto(uint64_t mem_bytes)
+{
+	uint64_t n = mem_bytes / AGG_AUTO_MEM_SHARE / sizeof(struct st_agg_stack);
+
+	return n < AGG_AUTO_MIN ? AGG_AUTO_MIN : n > AGG_AUTO_MAX ? AGG_AUTO_MAX : n;
 }
 
 static uint64_t capture__mem_bytes(void)
@@ -130,6 +150,9 @@ int capture_maps_size(struct bpf_object *obj, const struct st_common_opts *o)
 		err = bpf_tables_size(obj, o->unwind_rows ? o->unwind_rows :
 					   capture_rows_auto(capture__mem_bytes()),
 				      capture_procs_auto(capture__mem_bytes()));
+	if (!err && bpf_object__find_map_by_name(obj, "st_agg_stacks"))
+		err = agg_size(obj, o->agg_entries ? o->agg_entries :
+					 capture_agg_auto(capture__mem_bytes()));
 	if (!err)
 		err = capture__walk_cache_maps(obj, o);
 	if (err)
@@ -137,8 +160,7 @@ int capture_maps_size(struct bpf_object *obj, const struct st_common_opts *o)
 	return err;
 }
 
-/* The kernel's figure of a map's memory: "memlock:" of its fdinfo. Return: bytes, 0 unknown. */
-static uint64_t capture__map_bytes(int fd)
+uint64_t capture_map_bytes(int fd)
 {
 	char path[64], line[128];
 	unsigned long long bytes = 0;
@@ -170,7 +192,7 @@ void capture_maps_report(const struct bpf_object *obj)
 	bpf_object__for_each_map(m, obj) {
 		if (bpf_map__fd(m) < 0)
 			continue; /* not created (the walk cache where it is off) */
-		b = capture__map_bytes(bpf_map__fd(m));
+		b = capture_map_bytes(bpf_map__fd(m));
 		sum += b;
 		n++;
 		for (i = 0; i < REPORT_MAPS_LISTED && bytes[i] >= b; i++)

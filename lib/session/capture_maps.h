@@ -26,6 +26,20 @@ uint64_t capture_rows_auto(uint64_t mem_bytes);
 uint64_t capture_procs_auto(uint64_t mem_bytes);
 
 /**
+ * capture_agg_auto() - Return: the size (entries) of each in-kernel count
+ * map (bpf/aggregate.bpf.h) for @mem_bytes of memory.
+ */
+uint64_t capture_agg_auto(uint64_t mem_bytes);
+
+/**
+ * capture_map_bytes() - the kernel's figure of the memory of the map @fd:
+ * "memlock:" of its fdinfo (a hash without prealloc: its entries in use).
+ *
+ * Return: bytes, 0 when unknown.
+ */
+uint64_t capture_map_bytes(int fd);
+
+/**
  * capture_maps_report() - one stderr line (-v): the kernel memory of all
  * of @obj's maps now (each map's fdinfo "memlock": a preallocated map's
  * whole size, a hash without prealloc's entries in use), and the largest.
@@ -34,7 +48,8 @@ void capture_maps_report(const struct bpf_object *obj);
 
 /**
  * capture_maps_size() - size st_events (ring buffer), st_scratch_map (one
- * record per possible CPU) and, when the object has them, the unwind maps;
+ * record per possible CPU) and, when the object has them, the unwind maps
+ * and the in-kernel count maps (--agg-entries);
  * a size the options leave at 0 is the machine's (the _auto() functions);
  * the walk cache's maps are left out where it is not used
  * (st_common_opts__walk_cache()).

@@ -26,6 +26,7 @@ struct st_common_opts {
 	uint64_t kdepth, udepth;
 	unsigned unwind;        /* enum st_unwind_mode */
 	uint64_t unwind_rows;   /* capacity of the BPF row table; 0: sized to the machine */
+	uint32_t agg_entries;   /* of each in-kernel count map (count --agg-entries); 0: the machine's */
 	uint64_t copy_kb;       /* --stack-copy-kb: user stack copied per event in copy mode */
 	bool unwind_check;      /* also copy the stack and compare the user-space unwind */
 	unsigned user_stacks;   /* CLI_USTACKS_*: --user-stacks */

@@ -28,6 +28,9 @@ static const struct loss_line stat_lines[ST_STAT_MAX] = {
 				 "found the request table full: captured synchronously" },
 	[ST_DROP_USTACK_RINGBUF] = { "deferred user stack", "deferred user stacks",
 				     "lost: ring buffer full" },
+	[ST_DROP_AGG_FULL] = { "event", "events",
+			       "dropped: ring buffer full and in-kernel count maps full "
+			       "(try a larger --agg-entries)" },
 	[ST_DROP_BLOCK_FULL] = { "off-CPU block", "off-CPU blocks",
 				 "not timed: the table of tasks off the CPU was full" },
 };

@@ -164,10 +164,19 @@ static void run__table_release(void *ctx, const struct unwind_table *t)
  * when the oldest waiting exit is RUN_GONE_AGE_NS old. Memory then stays
  * flat however many processes come and go. Not when recording (a replay
  * must make the same /proc reads) nor replaying.
+ *
+ * Often: a settle frees the exited processes' keys in the kernel's count
+ * maps, and under churn (a test suite's compilers, each with thousands of
+ * malloc stacks) 256 exits or 5 s let the maps fill first; a settle reads
+ * the maps in batches (lib/session/aggregate.c), and the ring pump drains
+ * the ring meanwhile, so reading them a few times a second costs no drops.
+ * A settle comes every RUN_GONE_AGE_NS even with no exit due: it also
+ * deletes the counts of superseded mappings generations
+ * (agg_reader__read_gone()).
  */
 #define RUN_GONE_GRACE_NS (1000 * 1000000ull)
-#define RUN_GONE_BATCH 256
-#define RUN_GONE_AGE_NS (5000 * 1000000ull)
+#define RUN_GONE_BATCH 64
+#define RUN_GONE_AGE_NS (1000 * 1000000ull)
 
 static void run__forget_gone(struct st_run *r, uint64_t now)
 {
@@ -177,8 +186,35 @@ static void run__forget_gone(struct st_run *r, uint64_t now)
 	if (!r->tool.on_gone || r->rec || st_run_replaying())
 		return;
 	n = procs__gone_ready(r->procs, before, &oldest);
-	if (n >= RUN_GONE_BATCH || (n && now - oldest >= RUN_GONE_AGE_NS))
+	if (n >= RUN_GONE_BATCH || (n && now - oldest >= RUN_GONE_AGE_NS)) {
 		procs__forget_gone(r->procs, before, r->tool.on_gone, r->tool.ctx);
+		r->last_settle = now;
+	} else if (now - r->last_settle >= RUN_GONE_AGE_NS) {
+		/* No exit due: a settle all the same, for the counts of superseded mappings. */
+		r->tool.on_gone(r->tool.ctx, NULL, 0);
+		r->last_settle = now;
+	}
+}
+
+/*
+ * Once a second, when process records were lost since the last look (the
+ * ring buffer was full), the processes known alive that are gone are
+ * given the exit their record would have: without it a process is never
+ * settled, and its tables and in-kernel counts stay until the end.
+ */
+#define RUN_EXIT_CHECK_NS (1000 * 1000000ull)
+
+static void run__find_exits(struct st_run *r, uint64_t now)
+{
+	uint64_t st[ST_STAT_MAX];
+
+	if (now < r->next_exit_check || !r->session || r->rec || st_run_replaying())
+		return;
+	r->next_exit_check = now + RUN_EXIT_CHECK_NS;
+	if (session__stats(r->session, st) || st[ST_DROP_PROC_RINGBUF] == r->proc_drops)
+		return;
+	r->proc_drops = st[ST_DROP_PROC_RINGBUF];
+	procs__find_exits(r->procs, now);
 }
 
 /* Return: true when tables may still wait to be built (the slice ran out). */
@@ -187,6 +223,7 @@ static bool run__on_poll(void *ctx)
 	struct st_run *r = ctx;
 	uint64_t start = procs_now();
 
+	run__find_exits(r, start);
 	run__forget_gone(r, start);
 	if (r->rec)
 		recorder__refresh(r->rec);

@@ -35,6 +35,9 @@ struct st_run {
 	struct session_opts tool; /* the tool's callbacks, behind the registry */
 	struct recorder *rec;     /* stacktap record: the recorder (lib/record/recorder.h) */
 	const struct bpf_object *obj; /* the tool's, for the map memory at -v; NULL replaying */
+	uint64_t next_exit_check; /* when to look again for exit records lost (run__find_exits()) */
+	uint64_t proc_drops;      /* process records lost as of the last look */
+	uint64_t last_settle;     /* when the tool last settled (run__forget_gone()) */
 };
 
 /**

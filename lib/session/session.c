@@ -20,6 +20,7 @@
 #include "lib/session/held.h"
 #include "lib/session/joiner.h"
 #include "lib/session/losses.h"
+#include "lib/session/pump.h"
 #include "lib/session/session.h"
 #include "lib/util/log.h"
 
@@ -39,6 +40,23 @@
  * is blocked, and a blocked one would not come back in any useful time.
  */
 #define SESSION_DRAIN_MS 200
+/* While draining, records that came without a wake-up are read this often. */
+#define SESSION_DRAIN_STEP_MS 10
+/*
+ * The queue between the ring pump and the loop holds this many ring
+ * buffers' worth (8 MiB on 2 CPUs: 32 MiB) before the pump waits and the
+ * ring fills: a second or more of a loop busy building a table, bounded.
+ * Not more: a loop that is slower than its records for longer (16 KiB
+ * stack copies of processes met before their tables, under churn) would
+ * only hold more of them in memory; the kernel counts those for want of
+ * room instead (st_agg_rescue()).
+ */
+#define SESSION_QUEUE_RINGS 4
+/*
+ * Past one ring's worth queued the kernel is told user space is behind
+ * (st_backlog): it counts what it can itself, and the queue drains.
+ */
+#define SESSION_BACKLOG_RINGS 1
 /* How often the joiner looks for tasks that died before their stack came. */
 #define SESSION_TICK_NS 1000000000ull
 /*
@@ -49,7 +67,7 @@
 #define SESSION_BATCH_NS (SESSION_POLL_MS * 1000000ull)
 
 struct session {
-	struct ring_buffer *rb;   /* live */
+	struct ring_pump *pump;   /* live: the ring buffer, drained on a thread of its own */
 	struct replay *rp;        /* replayed */
 	int stats_fd;
 	int ustats_fd; /* the walker's counters (bpf/ustack.bpf.h st_ustats); -1 without a walker */
@@ -201,11 +219,28 @@ static int session__on_ustack(struct session *s, const struct st_ustack *us, siz
 				  copy_len ? c : NULL, copy_len);
 }
 
+/*
+ * An event taken after the stop: not wanted (session__on_event()), and not
+ * recorded either, so a report replays exactly the events the live run
+ * used. The pump drains the ring on its own pace (up to PUMP_POLL_MS after
+ * the stop is asked), so such events reach the drain more often than when
+ * the loop drained the ring itself.
+ */
+static bool session__after_stop(const struct session *s, const void *data, size_t size)
+{
+	const struct st_event *ev = data;
+
+	return s->draining && size >= sizeof(*ev) && ev->kind == ST_REC_EVENT &&
+	       ev->ts > s->stop_ts;
+}
+
 static int session__on_record(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
 	int ret = 0;
 
+	if (s->rp == NULL && session__after_stop(s, data, size))
+		return 0;
 	if (s->opts.rec && !s->failed && recorder__ring(s->opts.rec, data, size)) {
 		s->failed = -EIO;
 		s->stop = true;
@@ -232,9 +267,16 @@ static int session__on_record(void *ctx, void *data, size_t size)
 	/* A negative return ends ring_buffer__poll's batch early, so -n N stops exactly. */
 	if (s->stop)
 		return -ECANCELED;
-	/* The record is consumed either way; the drain wants every record, so never then. */
-	if (s->rb && !s->draining && ++s->batch_n % 256 == 0 &&
-	    now_ns() - s->batch_start > SESSION_BATCH_NS)
+	/*
+	 * The record is consumed either way; the drain wants every record, so
+	 * never then. Ctrl-C ends the batch at once: a record may build a
+	 * process's tables (seconds for a compiler's libraries on a loaded
+	 * machine), and the queue can hold thousands of them; the drain after
+	 * the stop builds none.
+	 */
+	if (s->pump && !s->draining &&
+	    (session_signalled || (++s->batch_n % 16 == 0 &&
+				   now_ns() - s->batch_start > SESSION_BATCH_NS)))
 		return -EAGAIN;
 	return 0;
 }
@@ -271,6 +313,7 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 	struct bpf_map *stats = bpf_object__find_map_by_name(obj, "st_stats");
 	struct bpf_map *ustats = bpf_object__find_map_by_name(obj, "st_ustats");
 	struct bpf_map *held = bpf_object__find_map_by_name(obj, "st_defer_held");
+	struct bpf_map *backlog = bpf_object__find_map_by_name(obj, "st_backlog");
 	struct session *s;
 
 	if (!events || !stats) {
@@ -285,8 +328,11 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 	s->ustats_fd = ustats ? bpf_map__fd(ustats) : -1;
 	s->held_fd = held ? bpf_map__fd(held) : -1;
 	s->ncpus = libbpf_num_possible_cpus();
-	s->rb = ring_buffer__new(bpf_map__fd(events), session__on_record, s, NULL);
-	if (!s->rb || s->ncpus <= 0) {
+	s->pump = ring_pump__new(bpf_map__fd(events),
+				 (size_t)bpf_map__max_entries(events) * SESSION_QUEUE_RINGS,
+				 backlog ? bpf_map__fd(backlog) : -1,
+				 (size_t)bpf_map__max_entries(events) * SESSION_BACKLOG_RINGS);
+	if (!s->pump || s->ncpus <= 0) {
 		int err = -errno;
 
 		st_err("session: cannot set up the ring buffer: %s", strerror(-err));
@@ -318,10 +364,14 @@ static void session__drain(struct session *s)
 	if (s->opts.rec)
 		recorder__mark(s->opts.rec, REC_DRAIN, s->stop_ts);
 	deadline = s->stop_ts + SESSION_DRAIN_MS * 1000000ull;
-	ring_buffer__consume(s->rb);
-	while (!s->stop && joiner__waiting(s->joiner) && now_ns() < deadline)
-		if (ring_buffer__poll(s->rb, 10) < 0 && errno != EINTR)
+	ring_pump__pace(s->pump, SESSION_DRAIN_STEP_MS);
+	ring_pump__sync(s->pump);
+	ring_pump__take(s->pump, session__on_record, s);
+	while (!s->stop && joiner__waiting(s->joiner) && now_ns() < deadline) {
+		if (ring_pump__wait(s->pump, SESSION_DRAIN_STEP_MS) < 0)
 			break;
+		ring_pump__take(s->pump, session__on_record, s);
+	}
 	if (s->stop)
 		return;
 	/* Held for walks that never came: as records, flushed with the rest. */
@@ -434,12 +484,14 @@ int session__run(struct session *s)
 			s->opts.target_pid);
 	while (!s->stop && !gone) {
 		uint64_t t;
+		int poll_ms;
 
+		poll_ms = session__poll_ms(s, busy, start, next_tick);
+		ring_pump__pace(s->pump, poll_ms);
+		err = ring_pump__wait(s->pump, poll_ms);
 		s->batch_start = now_ns();
-		err = ring_buffer__poll(s->rb, session__poll_ms(s, busy, start, next_tick));
-		/* Wake-ups are batched (st_rb_flags()): read what came without one. */
 		if (err >= 0 && !s->stop)
-			err = ring_buffer__consume(s->rb);
+			err = ring_pump__take(s->pump, session__on_record, s);
 		if (err == -EINTR || err == -ECANCELED || err == -EAGAIN)
 			err = 0;
 		if (err < 0)
@@ -492,8 +544,7 @@ static int session__sum(const struct session *s, int fd, __u32 n, uint64_t *out)
 	int c;
 
 	if (s->rp) {
-		memset(out, 0, ST_STAT_MAX * sizeof(*out));
-		replay__stats(s->rp, out, ST_STAT_MAX);
+		memset(out, 0, n * sizeof(*out)); /* a recording keeps the capture's counters only */
 		return 0;
 	}
 	vals = calloc(s->ncpus, sizeof(*vals));
@@ -512,6 +563,11 @@ static int session__sum(const struct session *s, int fd, __u32 n, uint64_t *out)
 
 int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX])
 {
+	if (s->rp) {
+		memset(out, 0, ST_STAT_MAX * sizeof(*out));
+		replay__stats(s->rp, out, ST_STAT_MAX);
+		return 0;
+	}
 	return session__sum(s, s->stats_fd, ST_STAT_MAX, out);
 }
 
@@ -548,6 +604,11 @@ void session__report_losses(const struct session *s)
 
 	if (!session__losses(s, &now))
 		session_losses_print(stderr, &now, NULL, "", false);
+	if (s->pump)
+		st_info("session: records queued between the ring buffer and the run loop: at most "
+			"%llu KiB at once; behind %llu times (events counted in the kernel meanwhile)",
+			(unsigned long long)(ring_pump__peak(s->pump) / 1024),
+			(unsigned long long)ring_pump__backlogs(s->pump));
 }
 
 void session__report_interval_losses(struct session *s, const char *prefix)
@@ -564,7 +625,7 @@ void session__free(struct session *s)
 {
 	if (!s)
 		return;
-	ring_buffer__free(s->rb);
+	ring_pump__free(s->pump);
 	joiner__free(s->joiner);
 	free(s);
 }

@@ -84,6 +84,16 @@ int htab__insert(struct htab *h, struct hnode *node)
 	return 0;
 }
 
+void htab__each(const struct htab *h, void (*fn)(struct hnode *, void *), void *ctx)
+{
+	struct hnode *n;
+	size_t i;
+
+	for (i = 0; i < h->nb; i++)
+		for (n = h->b[i]; n; n = n->next)
+			fn(n, ctx);
+}
+
 void htab__drain(struct htab *h, void (*fn)(struct hnode *))
 {
 	struct hnode *n, *next;

@@ -41,6 +41,9 @@ int htab__insert(struct htab *h, struct hnode *node);
  */
 int htab__remove(struct htab *h, struct hnode *node);
 
+/** htab__each() - call @fn on every node, with @ctx; @fn must not insert or remove. */
+void htab__each(const struct htab *h, void (*fn)(struct hnode *, void *), void *ctx);
+
 /** htab__drain() - call @fn on every node (it may free it), then empty the table. */
 void htab__drain(struct htab *h, void (*fn)(struct hnode *));
 

@@ -103,7 +103,7 @@ expect_eq agg-rescue-no-drop "$(grep -c 'dropped' "$TMP/rescue.err")" 0
 #    kernel's map (agg_reader__read_gone()), and so are their stored stacks:
 #    three processes one after the other (each its own addresses, so its own
 #    stack), each counted whole in maps of one entry, none finding them full;
-#    each waits until the one before is settled (RUN_GONE_AGE_NS, 5 s).
+#    each waits until the one before is settled (RUN_GONE_GRACE_NS + RUN_GONE_AGE_NS, 2 s).
 rm -f "$TMP/seq.w"
 "$ST" count -P -U --unwind=fp --debug --agg-entries 1 "u:$CHAIN:leaf" > "$TMP/seq.out" 2> "$TMP/seq.err" &
 SEQ_ST=$!
@@ -114,7 +114,7 @@ if wait_for_line "$TMP/seq.err" '^Tracing'; then
 		"$CHAIN" "$n" >> "$TMP/seq.w" & p=$!
 		wait "$p"
 		printf 'chain_fp [%s] %s\n' "$p" "$n" >> "$TMP/seq.want"
-		[ "$n" = 700 ] || sleep 6.5
+		[ "$n" = 700 ] || sleep 3
 	done
 	kill -INT "$SEQ_ST"; wait "$SEQ_ST"
 	awk '/^    chain_fp \[/{p=$0; sub(/^ */, "", p); getline; print p, $1}' "$TMP/seq.out" |
@@ -139,3 +139,34 @@ expect_eq agg-cut-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TM
 expect_eq agg-cut-no-drop "$(grep -c 'dropped' "$TMP/deepcut.err")" 0
 expect_eq agg-cut-counted \
 	"$(sed -n 's/^stacktap: \([0-9]*\) events of those too deep to store: user stack cut.*/\1/p' "$TMP/deepcut.err")" 1999
+
+# 9. Maps of one entry and a 4 KiB ring buffer: the second process's events find the maps
+#    full, come as records while the ring has room, and what finds neither is dropped under
+#    its own reason (ST_DROP_AGG_FULL), never as a plain ring-full drop: its counted events
+#    and those drops make exactly its calls.
+two_chains fullring 700 20000 --agg-entries 1 --ringbuf-kb 4
+# counted_of N: what count said of the process that made N calls (its pid from the want file)
+counted_of() {
+	local pid
+	pid=$(awk -v n="$1" '$3 == n {print $2}' "$TMP/fullring.want")
+	awk -v p="$pid" '$2 == p {print $3}' "$TMP/fullring.counts"
+}
+p2_counted=$(counted_of 20000)
+agg_dropped=$(sed -n 's/^stacktap: \([0-9]*\) events\{0,1\} dropped: ring buffer full and in-kernel count maps full.*/\1/p' "$TMP/fullring.err")
+expect_eq agg-fullring-p1-exact "$(counted_of 700)" 700
+expect_eq agg-fullring-p2-counted-or-dropped $((${p2_counted:-0} + ${agg_dropped:-0})) 20000
+expect_eq agg-fullring-no-plain-ring-drop "$(grep -c 'dropped: ring buffer full (try' "$TMP/fullring.err")" 0
+
+# 10. Counts of a superseded mappings generation are read a last time and deleted while the
+#     process lives (agg_reader__read_gone(), a settle every second): dlmany opens, calls and
+#     closes 20 libraries one after the other at the same address, each mapping a new
+#     generation, so each library's count is superseded by the next one's. Every call is
+#     counted exactly once whichever way its count was read, and most of the 20 counts went as
+#     superseded before the process ended (~0.2 s a library).
+DN=50000
+TABLES_READY=1 run_traced stale "$W/dlmany/dlmany" "$W/dlmany" 20 $DN -- count --debug -U -p @PID@ \
+	"u:$W/dlmany/dlmany:callback"
+expect_eq agg-stale-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/stale.out")" $((20 * DN))
+expect_eq agg-stale-no-drop "$(grep -c 'dropped' "$TMP/stale.err")" 0
+at_least agg-stale-deleted \
+	"$(sed -n 's/^stacktap: count: .* \([0-9]*\) counts of superseded mappings read a last time.*/\1/p' "$TMP/stale.err")" 5

@@ -2,7 +2,7 @@
 /*
  * Map sizes chosen for the machine (lib/session/capture_maps.c): the ring
  * buffer by CPU count, and by sampling rate where the tool knows it; the
- * unwind row and process tables by memory.
+ * unwind row and process tables and the in-kernel count maps by memory.
  */
 #include "lib/session/capture_maps.h"
 #include "tests/unit/check.h"
@@ -44,11 +44,22 @@ static void test_procs_by_memory(void)
 	CHECK_EQ_U64(capture_procs_auto(1024 * GIB), 65536);
 }
 
+static void test_agg_by_memory(void)
+{
+	/* 1/128 of the memory in 1,096-byte stored stacks */
+	CHECK_EQ_U64(capture_agg_auto(24 * GIB), 183692); /* 24 GiB / 128 / 1096 */
+	CHECK_EQ_U64(capture_agg_auto(8 * GIB), 65536);  /* the floor: the fixed size it was */
+	CHECK_EQ_U64(capture_agg_auto(0), 65536);
+	CHECK_EQ_U64(capture_agg_auto(256 * GIB), 1959382);
+	CHECK_EQ_U64(capture_agg_auto(4096 * GIB), 1ull << 24); /* --agg-entries' own bound */
+}
+
 int main(void)
 {
 	test_ringbuf_by_cpus();
 	test_ringbuf_by_rate();
 	test_rows_by_memory();
 	test_procs_by_memory();
+	test_agg_by_memory();
 	return CHECK_DONE();
 }

@@ -226,6 +226,47 @@ static void check_exec_late(uint64_t addr, const struct expect *e)
 	procs__free(r);
 }
 
+/*
+ * Two children known alive, one killed with no exit record (lost): the
+ * look for lost exits finds exactly that one, queues its exit as the record
+ * would have, and the next look finds nothing new; this process stays.
+ */
+static void check_find_exits(void)
+{
+	struct proc_registry *r = procs__new();
+	pid_t kept, killed;
+	uint64_t oldest, t;
+	int i;
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	for (i = 0; i < 2; i++) {
+		pid_t c = fork();
+
+		if (c == 0) {
+			for (;;)
+				pause();
+		}
+		CHECK(c > 0);
+		CHECK_EQ_U64(procs__see(r, c, procs_now()), 0);
+		*(i ? &killed : &kept) = c;
+	}
+	CHECK_EQ_U64(procs__see(r, getpid(), procs_now()), 0);
+	kill(killed, SIGKILL);
+	CHECK(waitpid(killed, NULL, 0) == killed);
+	t = procs_now();
+	CHECK_EQ_U64(procs__find_exits(r, t), 1);
+	CHECK_EQ_U64(procs__gone_ready(r, t + 1, &oldest), 1);
+	CHECK_EQ_U64(oldest, t);
+	CHECK_EQ_U64(procs__stats(r)->exits_found, 1);
+	CHECK_EQ_U64(procs__find_exits(r, procs_now()), 0); /* already gone: not again */
+	CHECK_EQ_U64(procs__gone_ready(r, procs_now(), &oldest), 1);
+	kill(kept, SIGKILL);
+	CHECK(waitpid(kept, NULL, 0) == kept);
+	procs__free(r);
+}
+
 int main(void)
 {
 	uint64_t addr = (uintptr_t)reg_test_target + 3;
@@ -245,6 +286,7 @@ int main(void)
 	check_times(r, addr);
 	procs__free(r);
 	check_exec_late(addr, &e);
+	check_find_exits();
 	elf_file__free(self);
 	CHECK(reg_test_target(1) == 10);
 	return CHECK_DONE();

@@ -78,7 +78,7 @@ const struct argp_option count_options[] = {
 	{ NULL, 0, NULL, 0, "In-kernel counting:", 5 },
 	{ "no-aggregate", OPT_NO_AGG, NULL, 0, "Send every event to user space as a record", 5 },
 	{ "agg-entries", OPT_AGG_ENTRIES, "N", 0,
-	  "Distinct stacks counted in the kernel (default 65536); beyond, events come as records", 5 },
+	  "Distinct stacks counted in the kernel (default: 1/128 of the memory in stacks, at least 65536); beyond, events come as records", 5 },
 	{},
 };
 
@@ -98,7 +98,7 @@ static error_t count_parse(int key, char *arg, struct argp_state *state)
 	case OPT_AGG_ENTRIES:
 		if (parse_u64(arg, 1, 1u << 24, &n))
 			argp_failure(state, 2, 0, "agg-entries '%s': want 1 to %u", arg, 1u << 24);
-		c->run.agg_entries = (uint32_t)n;
+		c->run.common.agg_entries = (uint32_t)n;
 		break;
 	case 'i':
 		if (parse_seconds(arg, &c->interval_ns) || !c->interval_ns)
@@ -228,7 +228,8 @@ static int count_run(struct count *c)
 	events_run__detach(&c->run);
 	count_print(c);
 	events_run__report(&c->run);
-	agg_reader__report(c->run.agg_reader, c->run.st.session, "count");
+	agg_reader__report(c->run.agg_reader, c->run.st.session, "count",
+			   c->run.common.addrs || c->run.common.debug);
 	return err || c->err ? 1 : 0;
 }
 

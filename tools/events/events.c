@@ -126,8 +126,6 @@ static int events__load(struct events_run *r)
 	r->skel->rodata->st_agg_cfg = r->agg;
 	events__autoload(r);
 	err = capture_maps_size(r->skel->obj, &r->common);
-	if (!err && r->agg.on && r->agg_entries)
-		err = agg_size(r->skel->obj, r->agg_entries);
 	if (!err)
 		err = events_bpf__load(r->skel);
 	if (err)

@@ -27,7 +27,6 @@ struct events_run {
 	struct probe_links *links;
 	struct st_run st; /* registry, symbolizer, tables, session: lib/session/run.h */
 	struct st_agg_config agg; /* in-kernel aggregation (count); off for snoop */
-	uint32_t agg_entries;     /* its maps' size; 0: the default */
 	struct agg_reader *agg_reader; /* with agg.on, once started */
 };
 

@@ -176,7 +176,7 @@ static __always_inline void offcpu__switch_in(struct task_struct *next, __u64 no
 						st_rb_flags()))
 				st_stat_inc(ST_STAT_SENT);
 			else if (!offcpu__rescue(b))
-				st_stat_inc(ST_DROP_RINGBUF_FULL);
+				st_agg_drop();
 		}
 	}
 	offcpu__done(b, tid);

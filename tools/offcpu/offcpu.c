@@ -287,7 +287,8 @@ static int offcpu_run(struct offcpu *o)
 	o->link = NULL;
 	offcpu_print(o);
 	st_run__report(&o->run);
-	agg_reader__report(o->agg, o->run.session, "offcpu");
+	agg_reader__report(o->agg, o->run.session, "offcpu",
+			   o->common.addrs || o->common.debug);
 	return err || o->err ? 1 : 0;
 }
 

@@ -283,7 +283,8 @@ static int profile_run(struct profile *p)
 	profile__detach(p);
 	profile_print(p);
 	st_run__report(&p->run);
-	agg_reader__report(p->agg, p->run.session, "profile");
+	agg_reader__report(p->agg, p->run.session, "profile",
+			   p->common.addrs || p->common.debug);
 	return err || p->err ? 1 : 0;
 }
 
