@@ -120,13 +120,28 @@ static int report__intern_keyed(struct report *r, const struct report_frame *in,
 	return err;
 }
 
-/* The strings no key reads, interned only for a stack the report keeps (most merge). */
-static int report__intern_rest(struct report *r, struct report_frame *f)
+/*
+ * The strings no key reads, interned only for a stack the report keeps (most
+ * merge): @n frames @in, copied to @out. A frame's module and build ID are
+ * most often those of the frame before it, at the same pointer within one
+ * call: those are taken from it, not looked up again.
+ */
+static int report__intern_rest(struct report *r, const struct report_frame *in,
+			       struct report_frame *out, size_t n)
 {
+	size_t i;
 	int err = 0;
 
-	f->module = report__intern(r, f->module, &err);
-	f->build_id = report__intern(r, f->build_id, &err);
+	for (i = 0; i < n && !err; i++) {
+		if (i && in[i].module == in[i - 1].module)
+			out[i].module = out[i - 1].module;
+		else
+			out[i].module = report__intern(r, in[i].module, &err);
+		if (i && in[i].build_id == in[i - 1].build_id)
+			out[i].build_id = out[i - 1].build_id;
+		else
+			out[i].build_id = report__intern(r, in[i].build_id, &err);
+	}
 	return err;
 }
 
@@ -242,8 +257,8 @@ int report__add(struct report *r, int pid, const char *comm, const struct report
 	key = err ? NULL : report__key(r, pid, comm, own, nk, nu, &len);
 	if (key)
 		e = stack_store__merge(r->index, key, len, count, weight);
-	for (i = 0; e && !e->data && !err && i < nk + nu; i++)
-		err = report__intern_rest(r, &own[i]);
+	if (e && !e->data && !err)
+		err = report__intern_rest(r, frames, own, nk + nu);
 	if (e && !e->data && !err)
 		e->data = report__stack_new(r, pid, comm, own, nk, nu);
 	if (!e || !e->data)
