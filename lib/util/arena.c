@@ -9,7 +9,7 @@
 #define ARENA_FIRST (64u << 10)
 #define ARENA_MAX (64u << 20)
 #define ARENA_PAGE 4096u
-#define ARENA_AHEAD (256u << 10) /* faulted in at once: at most this much more resident */
+#define ARENA_AHEAD (64u << 10) /* faulted in at once: at most this much more resident */
 
 struct arena_chunk {
 	struct arena_chunk *next;

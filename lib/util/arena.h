@@ -12,7 +12,7 @@ struct arena_chunk;
  * (64 KiB to 64 MiB), mapped whole: a report keeps millions of blocks, each
  * of which would otherwise be a malloc() and a free(). (Transparent huge
  * pages for the chunks were tried: no gain measurable on the loaded VM.)
- * Pages are faulted in ahead of use, 256 KiB per madvise(): a report
+ * Pages are faulted in ahead of use, 64 KiB per madvise(): a report
  * fills some hundred thousand pages, and taking a fault for each cost as
  * much as clearing them.
  */
