@@ -322,7 +322,9 @@ static int report__rank_strings(struct report *r)
 	struct stack_entry **e = stack_store__entries(r->strs);
 	size_t i, n = stack_store__len(r->strs);
 
-	if (n && !e)
+	if (!n)
+		return 0; /* stacks of no frames */
+	if (!e)
 		return -ENOMEM;
 	qsort(e, n, sizeof(*e), report__cmp_text);
 	for (i = 0; i < n; i++)
