@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The report model: stacks of frames merged by exact comparison, strings interned. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,13 +120,28 @@ static int report__intern_keyed(struct report *r, const struct report_frame *in,
 	return err;
 }
 
-/* The strings no key reads, interned only for a stack the report keeps (most merge). */
-static int report__intern_rest(struct report *r, struct report_frame *f)
+/*
+ * The strings no key reads, interned only for a stack the report keeps (most
+ * merge): @n frames @in, copied to @out. A frame's module and build ID are
+ * most often those of the frame before it, at the same pointer within one
+ * call: those are taken from it, not looked up again.
+ */
+static int report__intern_rest(struct report *r, const struct report_frame *in,
+			       struct report_frame *out, size_t n)
 {
+	size_t i;
 	int err = 0;
 
-	f->module = report__intern(r, f->module, &err);
-	f->build_id = report__intern(r, f->build_id, &err);
+	for (i = 0; i < n && !err; i++) {
+		if (i && in[i].module == in[i - 1].module)
+			out[i].module = out[i - 1].module;
+		else
+			out[i].module = report__intern(r, in[i].module, &err);
+		if (i && in[i].build_id == in[i - 1].build_id)
+			out[i].build_id = out[i - 1].build_id;
+		else
+			out[i].build_id = report__intern(r, in[i].build_id, &err);
+	}
 	return err;
 }
 
@@ -241,8 +257,8 @@ int report__add(struct report *r, int pid, const char *comm, const struct report
 	key = err ? NULL : report__key(r, pid, comm, own, nk, nu, &len);
 	if (key)
 		e = stack_store__merge(r->index, key, len, count, weight);
-	for (i = 0; e && !e->data && !err && i < nk + nu; i++)
-		err = report__intern_rest(r, &own[i]);
+	if (e && !e->data && !err)
+		err = report__intern_rest(r, frames, own, nk + nu);
 	if (e && !e->data && !err)
 		e->data = report__stack_new(r, pid, comm, own, nk, nu);
 	if (!e || !e->data)
@@ -277,18 +293,53 @@ uint64_t report__total(const struct report *r, bool weight)
 	return sum;
 }
 
+/*
+ * The sort compares names by their rank among the report's strings, set in
+ * each interned string's store entry (report__rank_strings()): equal text is
+ * one pointer, so two names differ exactly when their ranks do, and the
+ * ranks are in strcmp() order. Ties on count are most stacks (three in four
+ * are seen once), and comparing their frames' text was most of the sort.
+ */
+static uintptr_t report__rank(const char *interned)
+{
+	const struct stack_entry *e = (const struct stack_entry *)
+		(interned - offsetof(struct stack_entry, key));
+
+	return (uintptr_t)e->data;
+}
+
+static int report__cmp_text(const void *pa, const void *pb)
+{
+	const struct stack_entry *a = *(struct stack_entry *const *)pa;
+	const struct stack_entry *b = *(struct stack_entry *const *)pb;
+
+	return strcmp((const char *)a->key, (const char *)b->key);
+}
+
+/* Each interned string's rank in strcmp() order, in its entry's data. Return: 0 or -ENOMEM. */
+static int report__rank_strings(struct report *r)
+{
+	struct stack_entry **e = stack_store__entries(r->strs);
+	size_t i, n = stack_store__len(r->strs);
+
+	if (!n)
+		return 0; /* stacks of no frames */
+	if (!e)
+		return -ENOMEM;
+	qsort(e, n, sizeof(*e), report__cmp_text);
+	for (i = 0; i < n; i++)
+		e[i]->data = (void *)(uintptr_t)i;
+	free(e);
+	return 0;
+}
+
 static int report__cmp_frames(const struct report_stack *a, const struct report_stack *b)
 {
 	size_t na = a->nk + a->nu, nb = b->nk + b->nu, i;
-	int c;
 
 	for (i = 0; i < na && i < nb; i++) {
-		/* Interned: one pointer is one text, and two pointers two texts. */
-		if (a->frames[i].name != b->frames[i].name) {
-			c = strcmp(a->frames[i].name, b->frames[i].name);
-			if (c)
-				return c;
-		}
+		if (a->frames[i].name != b->frames[i].name)
+			return report__rank(a->frames[i].name) < report__rank(b->frames[i].name) ? -1 : 1;
 		if (a->frames[i].addr != b->frames[i].addr)
 			return a->frames[i].addr < b->frames[i].addr ? -1 : 1;
 	}
@@ -299,33 +350,62 @@ static int report__cmp_frames(const struct report_stack *a, const struct report_
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
+/*
+ * A stack as the sort sees it: its count and weight at hand (most
+ * comparisons end there without reading the stack), and its place in
+ * insertion order, which breaks the last ties as a stable sort would.
+ */
+struct report_sort_item {
+	uint64_t count, weight;
+	size_t at;
+	struct report_stack *s;
+};
+
 static int report__cmp(const void *pa, const void *pb)
 {
-	const struct report_stack *a = *(struct report_stack *const *)pa;
-	const struct report_stack *b = *(struct report_stack *const *)pb;
+	const struct report_sort_item *a = pa, *b = pb;
+	int c;
 
 	if (a->count != b->count)
 		return a->count < b->count ? -1 : 1;
 	if (a->weight != b->weight)
 		return a->weight < b->weight ? -1 : 1;
-	return report__cmp_frames(a, b);
+	c = report__cmp_frames(a->s, b->s);
+	if (c)
+		return c;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* @n stacks of @e in report order into r->sorted. Return: 0 or -ENOMEM. */
+static int report__sort(struct report *r, struct stack_entry **e, size_t n)
+{
+	struct report_sort_item *v = malloc(n * sizeof(*v));
+	size_t i;
+
+	r->sorted = malloc(n * sizeof(*r->sorted));
+	if (!v || !r->sorted || report__rank_strings(r)) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = (struct report_sort_item){ e[i]->count, e[i]->weight, i, e[i]->data };
+	qsort(v, n, sizeof(*v), report__cmp);
+	for (i = 0; i < n; i++)
+		r->sorted[i] = v[i].s;
+	free(v);
+	return 0;
 }
 
 struct report_stack **report__sorted(struct report *r, size_t *n)
 {
 	struct stack_entry **e = stack_store__entries(r->index);
-	size_t i;
 
 	*n = stack_store__len(r->index);
 	free(r->sorted);
 	r->sorted = NULL;
-	if (e)
-		r->sorted = malloc(*n * sizeof(*r->sorted));
-	if (r->sorted) {
-		for (i = 0; i < *n; i++)
-			r->sorted[i] = e[i]->data;
-		qsort(r->sorted, *n, sizeof(*r->sorted), report__cmp);
-	} else {
+	if (!e || report__sort(r, e, *n)) {
+		free(r->sorted);
+		r->sorted = NULL;
 		*n = 0;
 	}
 	free(e);

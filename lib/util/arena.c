@@ -9,6 +9,7 @@
 #define ARENA_FIRST (64u << 10)
 #define ARENA_MAX (64u << 20)
 #define ARENA_PAGE 4096u
+#define ARENA_AHEAD (64u << 10) /* faulted in at once: at most this much more resident */
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -37,11 +38,24 @@ static int arena__grow(struct arena *a, size_t len)
 	a->chunks = c;
 	a->at = (char *)(c + 1);
 	a->end = (char *)c + size;
+	a->ready = (char *)c + ARENA_PAGE; /* the header's page is in */
 	if (!a->next_size)
 		a->next_size = ARENA_FIRST * 2;
 	else if (a->next_size < ARENA_MAX)
 		a->next_size *= 2;
 	return 0;
+}
+
+/*
+ * Faults in the next pages of the newest chunk in one call. Where the
+ * kernel cannot (before 5.14), they fault in one by one as they are written.
+ */
+static void arena__populate(struct arena *a)
+{
+	char *to = (size_t)(a->end - a->ready) > ARENA_AHEAD ? a->ready + ARENA_AHEAD : a->end;
+
+	madvise(a->ready, (size_t)(to - a->ready), MADV_POPULATE_WRITE);
+	a->ready = to;
 }
 
 void *arena__alloc(struct arena *a, size_t len)
@@ -57,6 +71,8 @@ void *arena__alloc(struct arena *a, size_t len)
 	}
 	p = a->at;
 	a->at += len;
+	while (a->at > a->ready)
+		arena__populate(a);
 	return p; /* fresh mapped memory: zeroed */
 }
 
