@@ -86,14 +86,22 @@ static __always_inline struct st_proc_event *st_proc_record(__u32 pid, __u16 wha
 }
 
 /*
- * Process records wake the reader in batches like samples do: nothing
- * waits on them (a sample's record comes after them in the buffer), and a
- * wake-up for each fork, exec, mapping and exit was a wake-up for each
- * short process on a machine that runs many.
+ * System-wide, process records wake the reader in batches like samples do:
+ * nothing waits on them (a sample's record comes after them in the buffer),
+ * and a wake-up for each fork, exec, mapping and exit was a wake-up for each
+ * short process on a machine that runs many. Traced alone (-p, -t), a
+ * process's records each wake it: they are few, and a library it just
+ * mapped gets its unwind table before its next events, rather than after
+ * the process is gone (its events meanwhile take the stack-copy path).
  */
+static __always_inline __u64 st_proc_rb_flags(void)
+{
+	return st_cfg.filter_pid || st_cfg.filter_tid ? 0 : st_rb_flags();
+}
+
 static __always_inline void st_proc_output(struct st_proc_event *pe, __u64 size)
 {
-	if (bpf_ringbuf_output(&st_events, pe, size, st_rb_flags()))
+	if (bpf_ringbuf_output(&st_events, pe, size, st_proc_rb_flags()))
 		st_stat_inc(ST_DROP_PROC_RINGBUF);
 }
 
@@ -282,7 +290,7 @@ int BPF_PROG(st_proc_fork, struct task_struct *parent, struct task_struct *child
 	 * child is read from /proc at its first event instead.
 	 */
 	if (bpf_ringbuf_output(&st_events, pe, offsetof(struct st_proc_event, comps),
-			       st_rb_flags())) {
+			       st_proc_rb_flags())) {
 		st_stat_inc(ST_DROP_PROC_RINGBUF);
 		bpf_map_delete_elem(&st_uprocs, &pid);
 	}
