@@ -73,7 +73,7 @@ static const char *const names[REC_TYPE_MAX] = {
 	[REC_PROC_READ] = "PROC_READ", [REC_ALIVE] = "ALIVE", [REC_FILE] = "FILE",
 	[REC_FILE_DATA] = "FILE_DATA", [REC_VDSO] = "VDSO", [REC_PERF_MAP] = "PERF_MAP",
 	[REC_KSYM] = "KSYM", [REC_KMOD] = "KMOD", [REC_STATS] = "STATS", [REC_END] = "END",
-	[REC_RING_UCOPY] = "RING_UCOPY", [REC_COPY_WALK] = "COPY_WALK",
+	[REC_RING_UCOPY] = "RING_UCOPY", [REC_COPY_WALK] = "COPY_WALK", [REC_USTATS] = "USTATS",
 };
 
 int main(int argc, char **argv)

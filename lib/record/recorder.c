@@ -457,11 +457,22 @@ uint64_t recorder__records(const struct recorder *rc)
 	return rc->records;
 }
 
-void recorder__stats(struct recorder *rc, const uint64_t *counters, size_t n)
+/* A counters entry: the capture's (REC_STATS) or the walker's (REC_USTATS). */
+static void rec__counters(struct recorder *rc, uint16_t type, const uint64_t *counters, size_t n)
 {
 	uint32_t hdr[2] = { (uint32_t)n, 0 };
 
-	rec__put(rc, REC_STATS, hdr, sizeof(hdr), counters, n * sizeof(*counters));
+	rec__put(rc, type, hdr, sizeof(hdr), counters, n * sizeof(*counters));
+}
+
+void recorder__stats(struct recorder *rc, const uint64_t *counters, size_t n)
+{
+	rec__counters(rc, REC_STATS, counters, n);
+}
+
+void recorder__ustats(struct recorder *rc, const uint64_t *counters, size_t n)
+{
+	rec__counters(rc, REC_USTATS, counters, n);
 }
 
 /* --- files, their bytes, the vDSO ------------------------------------------ */

@@ -68,6 +68,9 @@ uint64_t recorder__records(const struct recorder *rc);
 /** recorder__stats() - the capture library's counters at the end of the run. */
 void recorder__stats(struct recorder *rc, const uint64_t *counters, size_t n);
 
+/** recorder__ustats() - the user-stack walker's counters at the end of the run. */
+void recorder__ustats(struct recorder *rc, const uint64_t *counters, size_t n);
+
 struct proc_registry;
 
 /** recorder__watch() - the registry whose file models name the mapped files. */

@@ -76,19 +76,21 @@ static int rp__meta(struct replay *rp, const struct rec_entry *e)
 	return 0;
 }
 
-static int rp__stats(struct replay *rp, const struct rec_entry *e)
+/* A STATS or USTATS entry into @c: u32 n, u32 0, u64 counters[n]. */
+static int rp__counters(struct replay *rp, const struct rec_entry *e, struct rp_counters *c)
 {
 	uint32_t n;
 
 	memcpy(&n, e->data, sizeof(n));
 	if (n > (e->len - 8) / 8 || n > 4096)
 		return rp__damage(rp, "counters");
-	free(rp->stats);
-	rp->stats = malloc(n * sizeof(uint64_t) + 1);
-	if (!rp->stats)
+	free(c->v);
+	c->n = 0;
+	c->v = malloc(n * sizeof(uint64_t) + 1);
+	if (!c->v)
 		return -ENOMEM;
-	memcpy(rp->stats, (const uint8_t *)e->data + 8, n * sizeof(uint64_t));
-	rp->nstats = n;
+	memcpy(c->v, (const uint8_t *)e->data + 8, n * sizeof(uint64_t));
+	c->n = n;
 	return 0;
 }
 
@@ -149,6 +151,7 @@ static const size_t side_min[REC_TYPE_MAX] = {
 	[REC_KSYM] = sizeof(struct rec_ksym),
 	[REC_KMOD] = sizeof(struct rec_kmod) + 1,
 	[REC_STATS] = 8,
+	[REC_USTATS] = 8,
 	[REC_END] = sizeof(struct rec_end),
 	[REC_COPY_WALK] = sizeof(struct rec_copy_walk),
 };
@@ -174,7 +177,8 @@ static int rp__stash(struct replay *rp, const struct rec_entry *e)
 	case REC_PERF_MAP: return rp__perf_map(rp, e);
 	case REC_KSYM: return rp__ksym(rp, e);
 	case REC_KMOD: return 0; /* kept in the file for tools that fetch modules by build ID */
-	case REC_STATS: return rp__stats(rp, e);
+	case REC_STATS: return rp__counters(rp, e, &rp->stats);
+	case REC_USTATS: return rp__counters(rp, e, &rp->ustats);
 	case REC_END: rp->ended = true; return 0;
 	case REC_COPY_WALK:
 		if (!rp->sparse_copies)
@@ -496,13 +500,23 @@ size_t replay__args(const struct replay *rp, const char *const **argv)
 	return rp->nargs;
 }
 
-size_t replay__stats(const struct replay *rp, uint64_t *out, size_t n)
+static size_t rp__copy_counters(const struct rp_counters *c, uint64_t *out, size_t n)
 {
-	size_t k = rp->nstats < n ? rp->nstats : n;
+	size_t k = c->n < n ? c->n : n;
 
 	if (k)
-		memcpy(out, rp->stats, k * sizeof(*out));
+		memcpy(out, c->v, k * sizeof(*out));
 	return k;
+}
+
+size_t replay__stats(const struct replay *rp, uint64_t *out, size_t n)
+{
+	return rp__copy_counters(&rp->stats, out, n);
+}
+
+size_t replay__ustats(const struct replay *rp, uint64_t *out, size_t n)
+{
+	return rp__copy_counters(&rp->ustats, out, n);
 }
 
 /* A run that stopped early (snoop -n) did not read to the end: the end says if it is whole. */
@@ -574,6 +588,7 @@ void replay__close(struct replay *rp)
 	free(rp->args);
 	free(rp->cur);
 	free(rp->next);
-	free(rp->stats);
+	free(rp->stats.v);
+	free(rp->ustats.v);
 	free(rp);
 }

@@ -72,6 +72,15 @@ int replay__next(struct replay *rp, struct rec_entry *e);
 size_t replay__stats(const struct replay *rp, uint64_t *out, size_t n);
 
 /**
+ * replay__ustats() - the user-stack walker's counters as recorded at the
+ * end (format 2.1 on).
+ *
+ * Return: the number of counters copied into @out (0 when the recording
+ * has none: older, or cut short).
+ */
+size_t replay__ustats(const struct replay *rp, uint64_t *out, size_t n);
+
+/**
  * replay__damaged() - read what is left, then say whether the recording is
  * damaged or cut short. Return: true when it is.
  */

@@ -54,6 +54,12 @@ struct rp_counts {
 
 struct rp_walk;
 
+/* Counters recorded at the end of a run. */
+struct rp_counters {
+	uint64_t *v;
+	size_t n;
+};
+
 struct replay {
 	struct rec_reader *rd;
 	struct replay_opts o;
@@ -83,8 +89,8 @@ struct replay {
 	size_t nksyms, ksyms_cap;
 	replay_perf_map_fn on_perf_map; /* the symbolizer's JIT names (replay__on_perf_map()) */
 	void *perf_map_ctx;
-	uint64_t *stats;
-	size_t nstats;
+	struct rp_counters stats;      /* the capture's (REC_STATS) */
+	struct rp_counters ustats;     /* the user-stack walker's (REC_USTATS, 2.1) */
 	bool ended;
 	struct rp_counts counts;
 	uint64_t now;                 /* the latest time the recording has told of */

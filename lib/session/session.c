@@ -431,13 +431,17 @@ static int session__run_replay(struct session *s)
 	return s->stop || ret >= 0 ? 0 : ret;
 }
 
-/* The capture library's counters, for the recording to keep. */
+static int session__ustats(const struct session *s, uint64_t out[ST_USTAT_MAX]);
+
+/* The capture library's and the walker's counters, for the recording to keep. */
 static void session__record_stats(struct session *s)
 {
-	uint64_t st[ST_STAT_MAX];
+	uint64_t st[ST_STAT_MAX], ust[ST_USTAT_MAX];
 
 	if (s->opts.rec && !session__stats(s, st))
 		recorder__stats(s->opts.rec, st, ST_STAT_MAX);
+	if (s->opts.rec && !session__ustats(s, ust))
+		recorder__ustats(s->opts.rec, ust, ST_USTAT_MAX);
 }
 
 /* Milliseconds until @at (at least 1), or @ms when that is sooner. */
@@ -543,10 +547,6 @@ static int session__sum(const struct session *s, int fd, __u32 n, uint64_t *out)
 	__u32 k;
 	int c;
 
-	if (s->rp) {
-		memset(out, 0, n * sizeof(*out)); /* a recording keeps the capture's counters only */
-		return 0;
-	}
 	vals = calloc(s->ncpus, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
@@ -571,6 +571,17 @@ int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX])
 	return session__sum(s, s->stats_fd, ST_STAT_MAX, out);
 }
 
+/* The user-stack walker's counters: summed over CPUs, or as recorded. */
+static int session__ustats(const struct session *s, uint64_t out[ST_USTAT_MAX])
+{
+	if (s->rp) {
+		memset(out, 0, ST_USTAT_MAX * sizeof(*out));
+		replay__ustats(s->rp, out, ST_USTAT_MAX);
+		return 0;
+	}
+	return session__sum(s, s->ustats_fd, ST_USTAT_MAX, out);
+}
+
 /* Every counter the loss summary reports, now. */
 static int session__losses(const struct session *s, struct session_losses *l)
 {
@@ -579,7 +590,7 @@ static int session__losses(const struct session *s, struct session_losses *l)
 	unsigned k;
 
 	if (!err)
-		err = session__sum(s, s->ustats_fd, ST_USTAT_MAX, l->ustats);
+		err = session__ustats(s, l->ustats);
 	if (err)
 		return err;
 	for (k = 0; s->ustops_replaced && k < ST_USTOP_MAX; k++)

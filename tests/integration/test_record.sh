@@ -42,6 +42,16 @@ expect_file_eq profile-f-same "$TMP/profile.rep" "$TMP/profile.out"
 expect_eq profile-walks-same "$(grep 'walks for' "$TMP/profile.rep.err")" \
 	"$(grep 'walks for' "$TMP/profile.err")"
 
+# Walks that stop early are counted by the walker, not the capture: a
+# frame-pointer profile of a program built without them stops every walk,
+# and the report says so as the live run did (format 2.1 keeps the counts).
+run_wl profile-fp "$W/busy_nofp" 2 -- record --print -o "$TMP/profile-fp.data" profile -F 99 -f \
+	--unwind=fp -p @PID@
+report profile-fp -i "$TMP/profile-fp.data" -f
+at_least profile-fp-stopped-live "$(grep -c 'user stacks\? stopped early' "$TMP/profile-fp.err")" 1
+expect_eq profile-fp-stopped-same "$(grep 'stopped early' "$TMP/profile-fp.rep.err")" \
+	"$(grep 'stopped early' "$TMP/profile-fp.err")"
+
 run_wl offcpu "$W/offcpu_fp" sleep 50 2 -- record --print -o "$TMP/offcpu.data" offcpu -f \
 	-p @PID@
 report offcpu -i "$TMP/offcpu.data" -f
@@ -252,9 +262,9 @@ for i in $(seq 1 60); do
 done
 expect_eq flipped-bytes "$bad" 0
 
-# A newer format version (major 3, header checksum made right): one line, exit 1.
+# A newer format version (3.0, header checksum made right): one line, exit 1.
 cp "$TMP/count.data" "$TMP/newer.data"
-printf '\x03\x00' | dd of="$TMP/newer.data" bs=1 seek=8 conv=notrunc status=none
+printf '\x03\x00\x00\x00' | dd of="$TMP/newer.data" bs=1 seek=8 conv=notrunc status=none
 # gzip's trailer holds the crc32 of what it compressed: the header's checksum.
 head -c 60 "$TMP/newer.data" | gzip -c | tail -c 8 | head -c 4 |
 	dd of="$TMP/newer.data" bs=1 seek=60 conv=notrunc status=none

@@ -151,6 +151,43 @@ static void test_reads_and_ksyms(void)
 	replay__close(rp);
 }
 
+/* A counters entry (STATS or USTATS): u32 n, u32 0, u64 v[n]. */
+static void counters(struct rec_writer *w, uint16_t type, const uint64_t *v, uint32_t n)
+{
+	uint32_t hdr[2] = { n, 0 };
+
+	CHECK(!rec_writer__add(w, type, hdr, sizeof(hdr), v, n * sizeof(*v)));
+}
+
+/* The capture's and the walker's counters come back apart, each as recorded. */
+static void test_counters(void)
+{
+	static const uint64_t st[3] = { 11, 12, 13 }, ust[2] = { 21, 22 };
+	uint64_t out[4] = { 0 };
+	char path[PATH_MAX];
+	struct rec_writer *w;
+	struct replay *rp;
+
+	snprintf(path, sizeof(path), "%s/counters.rec", tmp);
+	w = rec_writer__open(path, 0);
+	meta(w);
+	counters(w, REC_STATS, st, 3);
+	counters(w, REC_USTATS, ust, 2);
+	CHECK(!rec_writer__close(w));
+	rp = open_rec(path, NULL, 0);
+	CHECK(rp != NULL);
+	if (!rp)
+		return;
+	CHECK(replay__damaged(rp)); /* reads to the end, which has no end entry */
+	CHECK_EQ_U64(replay__stats(rp, out, 4), 3);
+	CHECK(out[0] == 11 && out[2] == 13);
+	memset(out, 0, sizeof(out));
+	CHECK_EQ_U64(replay__ustats(rp, out, 4), 2);
+	CHECK(out[0] == 21 && out[1] == 22 && out[2] == 0);
+	CHECK_EQ_U64(replay__ustats(rp, out, 1), 1); /* never more than asked */
+	replay__close(rp);
+}
+
 /* tiny.so copied to @to, its directories made. */
 static void copy_tiny(const char *to)
 {
@@ -276,6 +313,7 @@ int main(void)
 
 	CHECK(mkdtemp(tmp) != NULL);
 	test_reads_and_ksyms();
+	test_counters();
 	test_files();
 	test_archive();
 	/* Back to the live machine once no replay is open. */
