@@ -46,6 +46,9 @@ struct agg_reader {
 	uint64_t gens_last_ns;
 	uint64_t stale; /* counts of superseded generations deleted */
 	uint64_t scanned, peak; /* counts the last scan met, the most any scan met */
+	const struct session *session; /* whose records name the counts */
+	uint64_t handled_before;       /* its answer at this scan's start */
+	uint64_t early;                /* counts left for a later read: their first record on the way */
 };
 
 int agg_size(struct bpf_object *obj, uint32_t entries)
@@ -137,7 +140,7 @@ static bool agg__stale(const struct agg_reader *ar, const struct st_agg_key *k)
 	       (int32_t)((uint32_t)ar->gens_old[k->pid & (ST_AGG_GENS - 1)] - k->gen) > 0;
 }
 
-struct agg_reader *agg_reader__new(struct bpf_object *obj)
+struct agg_reader *agg_reader__new(struct bpf_object *obj, const struct session *s)
 {
 	struct bpf_map *counts = bpf_object__find_map_by_name(obj, "st_agg_counts");
 	struct bpf_map *stacks = bpf_object__find_map_by_name(obj, "st_agg_stacks");
@@ -157,6 +160,7 @@ struct agg_reader *agg_reader__new(struct bpf_object *obj)
 		errno = ENOMEM;
 		return NULL;
 	}
+	ar->session = s;
 	ar->counts_fd = bpf_map__fd(counts);
 	ar->stacks_fd = bpf_map__fd(stacks);
 	ar->max_entries = bpf_map__max_entries(counts);
@@ -297,14 +301,25 @@ static int agg__visit(struct agg_reader *ar, const struct st_agg_key *k,
 {
 	uint64_t count, weight;
 	int pid = (int)k->pid, err;
+	bool gone = ar->ngone_pids &&
+		    bsearch(&pid, ar->gone_pids, ar->ngone_pids, sizeof(pid), agg__cmp_pid);
 
 	ar->scanned++;
+	/*
+	 * Named by the mappings at its first event: the record of that event,
+	 * and of the mappings before it, may still be on the way to the run
+	 * loop (the ring, the pump's queue). Read next time. An exited
+	 * process's exit record came after all of them.
+	 */
+	if (!gone && v->first_ts >= ar->handled_before) {
+		ar->early++;
+		return ar->ngone_pids || ar->gens ? agg__note_live(ar, k->hash) : 0;
+	}
 	if (agg__stale(ar, k)) {
 		ar->stale++;
 		return agg__note_gone(ar, k);
 	}
-	if (ar->ngone_pids &&
-	    bsearch(&pid, ar->gone_pids, ar->ngone_pids, sizeof(pid), agg__cmp_pid))
+	if (gone)
 		return agg__note_gone(ar, k);
 	if (ar->ngone_pids || ar->gens) {
 		err = agg__note_live(ar, k->hash);
@@ -398,6 +413,7 @@ int agg_reader__read_gone(struct agg_reader *ar, const int *gone, size_t n, agg_
 		qsort(pids, n, sizeof(*pids), agg__cmp_pid);
 	}
 	ar->ngone = ar->nlive = 0;
+	ar->handled_before = session__handled_before(ar->session);
 	agg__age_gens(ar);
 	ar->gone_pids = pids;
 	ar->ngone_pids = n;
@@ -443,10 +459,12 @@ void agg_reader__report(const struct agg_reader *ar, const struct session *s, co
 	if (!session__stats(s, st))
 		st_info("%s: %llu events counted in the kernel, %llu sent as records, %llu counted "
 			"in the kernel for want of room; %llu counts of superseded mappings read a last "
-			"time; %llu counts and %llu stacks of exited processes deleted",
+			"time; %llu counts and %llu stacks of exited processes deleted; %llu reads of a "
+			"count put off until its first record was handled",
 			tool, (unsigned long long)st[ST_STAT_AGG], (unsigned long long)st[ST_STAT_SENT],
 			(unsigned long long)st[ST_STAT_AGG_RESCUED], (unsigned long long)ar->stale,
-			(unsigned long long)ar->deleted, (unsigned long long)ar->stacks_deleted);
+			(unsigned long long)ar->deleted, (unsigned long long)ar->stacks_deleted,
+			(unsigned long long)ar->early);
 }
 
 void agg_reader__free(struct agg_reader *ar)

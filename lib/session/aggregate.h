@@ -31,11 +31,13 @@ typedef int (*agg_fn)(void *ctx, const struct st_event *ev, const uint64_t *ips,
 int agg_size(struct bpf_object *obj, uint32_t entries);
 
 /**
- * agg_reader__new() - a reader of @obj's aggregation maps (loaded).
+ * agg_reader__new() - a reader of @obj's aggregation maps (loaded), whose
+ * records @s handles: a count is handed out only once @s has handled the
+ * record of its key's first event (session__handled_before()).
  *
  * Return: the reader, or NULL with errno set (logged).
  */
-struct agg_reader *agg_reader__new(struct bpf_object *obj);
+struct agg_reader *agg_reader__new(struct bpf_object *obj, const struct session *s);
 
 /**
  * agg_reader__read() - call @fn once per count that grew since the last

@@ -52,6 +52,13 @@
  * it on a quiet machine, where each timeout is a wake-up for little.
  */
 #define PUMP_POLL_MS 10
+/*
+ * A record is written to the ring within this long of its time stamp (the
+ * program takes the time, walks, writes; programs are not preempted for
+ * long): a drain that started at t has every record stamped before
+ * t - PUMP_STAMP_SLACK_NS.
+ */
+#define PUMP_STAMP_SLACK_NS (20 * 1000000ull)
 #define PUMP_CHUNK_BYTES (1u << 20) /* a chunk holds many records: one allocation for them */
 
 struct pump_chunk {
@@ -87,6 +94,8 @@ struct ring_pump {
 	int err;   /* the pump stopped on this */
 	bool quit;
 	int pace_ms;  /* epoll timeout (atomic: the loop sets it) */
+	uint64_t drained_before; /* every record stamped before this is queued (or taken) */
+	uint64_t handled_before; /* ... and handled by the loop (its own, read by it) */
 	int epfd;     /* the ring's epoll fd and @wake_fd */
 	int wake_fd;  /* an eventfd: cuts the pump's sleep short (stop, sync) */
 };
@@ -200,11 +209,19 @@ static void pump__wake(struct ring_pump *p)
 		return; /* the counter is full: a wake-up is pending anyway */
 }
 
+static uint64_t pump__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock */
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 static void *pump__run(void *arg)
 {
 	struct ring_pump *p = arg;
 	struct timespec until;
-	uint64_t asked;
+	uint64_t asked, start;
 	int err;
 
 	pthread_mutex_lock(&p->lock);
@@ -218,9 +235,12 @@ static void *pump__run(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (asked == p->sync_done)
 			pump__sleep(p);
+		start = pump__now();
 		/* Wake-ups are batched: read what came without one too. */
 		err = ring_buffer__consume(p->rb);
 		pthread_mutex_lock(&p->lock);
+		if (err >= 0 && start > PUMP_STAMP_SLACK_NS)
+			p->drained_before = start - PUMP_STAMP_SLACK_NS;
 		if (err < 0 && err != -EINTR) {
 			p->err = err;
 			break;
@@ -377,6 +397,9 @@ int ring_pump__take(struct ring_pump *p, ring_pump_fn fn, void *ctx)
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
 		r = pump__oldest(p);
+		/* Empty: every record the pump had drained is handled. */
+		if (!r)
+			p->handled_before = p->drained_before;
 		pthread_mutex_unlock(&p->lock);
 		if (!r)
 			return n;
@@ -412,6 +435,11 @@ void ring_pump__sync(struct ring_pump *p)
 void ring_pump__pace(struct ring_pump *p, int poll_ms)
 {
 	__atomic_store_n(&p->pace_ms, poll_ms, __ATOMIC_RELAXED);
+}
+
+uint64_t ring_pump__handled_before(const struct ring_pump *p)
+{
+	return p->handled_before; /* the loop's own: it wrote it */
 }
 
 uint64_t ring_pump__peak(const struct ring_pump *p)

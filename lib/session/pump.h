@@ -60,6 +60,13 @@ void ring_pump__sync(struct ring_pump *p);
  */
 void ring_pump__pace(struct ring_pump *p, int poll_ms);
 
+/**
+ * ring_pump__handled_before() - for the thread taking the records: every
+ * record stamped (bpf_ktime_get_ns()) before the answer has been handed to
+ * its @fn by ring_pump__take().
+ */
+uint64_t ring_pump__handled_before(const struct ring_pump *p);
+
 /** ring_pump__peak() - Return: the most bytes the queue held at once. */
 uint64_t ring_pump__peak(const struct ring_pump *p);
 

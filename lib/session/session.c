@@ -82,6 +82,7 @@ struct session {
 	uint32_t batch_n;
 	int failed;         /* writing the recording failed: the run stops */
 	bool draining;
+	bool ran;           /* session__run() returned: every record was handled */
 	bool flushed;       /* replay: the recorded run gave up on its waiting events */
 	bool stop;
 	bool interrupted;
@@ -524,10 +525,18 @@ int session__run(struct session *s)
 	}
 	if (!s->stop && err >= 0)
 		session__drain(s);
+	s->ran = true;
 	if (err < 0)
 		st_err("session: ring buffer poll failed: %s", strerror(-err));
 	session__record_stats(s);
 	return err ? err : s->failed;
+}
+
+uint64_t session__handled_before(const struct session *s)
+{
+	if (!s || s->rp || s->ran || !s->pump)
+		return UINT64_MAX;
+	return ring_pump__handled_before(s->pump);
 }
 
 bool session__draining(const struct session *s)

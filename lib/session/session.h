@@ -104,6 +104,15 @@ struct session *session__new_replay(struct replay *rp, const struct session_opts
 int session__run(struct session *s);
 
 /**
+ * session__handled_before() - on the thread running @s: every record stamped
+ * (bpf_ktime_get_ns()) before the answer has been handled (UINT64_MAX once
+ * session__run() returned, and for a replay). A count made in the kernel
+ * later than that may have its first record, and the mappings that name
+ * it, still on the way.
+ */
+uint64_t session__handled_before(const struct session *s);
+
+/**
  * session__draining() - true once the run stopped and only the records
  * already in the ring buffer are read. Return: whether it is.
  */

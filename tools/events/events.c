@@ -146,7 +146,7 @@ int events_run__start(struct events_run *r, const struct session_opts *so)
 	err = st_run_replaying() ? 0 : events__load(r);
 	if (!err)
 		err = st_run__start(&r->st, r->skel ? r->skel->obj : NULL, &r->common, so);
-	if (!err && r->agg.on && !(r->agg_reader = agg_reader__new(r->skel->obj)))
+	if (!err && r->agg.on && !(r->agg_reader = agg_reader__new(r->skel->obj, r->st.session)))
 		err = -errno;
 	if (err || st_run_replaying())
 		return err;

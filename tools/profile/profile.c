@@ -270,7 +270,7 @@ static int profile_run(struct profile *p)
 		err = st_run__start(&p->run, p->skel ? p->skel->obj : NULL, &p->common, &so);
 	if (!err && !(p->raw = raw_stacks__new(p->run.sym)))
 		err = -ENOMEM;
-	if (!err && st_run_aggregates() && !(p->agg = agg_reader__new(p->skel->obj)))
+	if (!err && st_run_aggregates() && !(p->agg = agg_reader__new(p->skel->obj, p->run.session)))
 		err = -errno;
 	if (!err && !st_run_replaying())
 		err = profile__attach(p);
