@@ -10,6 +10,7 @@
 #include "lib/proc/maps.h"
 #include "lib/proc/proc_file.h"
 #include "lib/proc/source.h"
+#include "lib/util/clock.h"
 #include "lib/util/read_file.h"
 
 /* A /proc text far beyond any real one is refused rather than read. */
@@ -19,10 +20,7 @@
 
 static uint64_t live__now(void *ctx)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return mono_ns();
 }
 
 static int live__read(void *ctx, int pid, const char *file, char **text, size_t *len,

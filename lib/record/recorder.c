@@ -36,6 +36,7 @@
 #include "lib/sym/perf_map.h"
 #include "lib/sym/perf_map_src.h"
 #include "lib/unwind/copy_source.h"
+#include "lib/util/clock.h"
 #include "lib/util/log.h"
 #include "lib/util/read_file.h"
 
@@ -78,14 +79,6 @@ struct recorder *recorder_active(void)
 bool recorder__prints(const struct recorder *rc)
 {
 	return rc->print;
-}
-
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 /* Every entry goes through here; a writer error sticks there and is returned. */

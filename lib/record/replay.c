@@ -21,6 +21,7 @@
 #include "lib/proc/source.h"
 #include "lib/record/replay_internal.h"
 #include "lib/stack/store.h"
+#include "lib/util/clock.h"
 #include "lib/util/log.h"
 
 /* Progress for recordings this big, once the report has run this long, this often. */
@@ -33,14 +34,6 @@ static struct replay *active;
 struct replay *replay_active(void)
 {
 	return active;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 static int rp__damage(struct replay *rp, const char *what)

@@ -15,6 +15,7 @@
 #include "lib/session/capture_maps.h"
 #include "lib/session/session.h"
 #include "lib/stack/store.h"
+#include "lib/util/clock.h"
 #include "lib/util/grow.h"
 #include "lib/util/log.h"
 
@@ -79,14 +80,6 @@ int agg_size(struct bpf_object *obj, uint32_t entries)
  */
 #define AGG_STALE_NS (1000 * 1000000ull)
 
-static uint64_t agg__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /*
  * A mapped ARRAY lays its values out 8 bytes apart (the kernel rounds each
  * up to 8): a 32-bit generation in the low half of each slot.
@@ -114,14 +107,14 @@ static int agg__map_gens(struct agg_reader *ar, struct bpf_object *obj)
 	ar->gens = p;
 	memcpy(ar->gens_last, ar->gens, size);
 	memcpy(ar->gens_old, ar->gens, size);
-	ar->gens_last_ns = agg__now();
+	ar->gens_last_ns = mono_ns();
 	return 0;
 }
 
 /* At a scan's start: the last copy becomes the old one once it is AGG_STALE_NS old. */
 static void agg__age_gens(struct agg_reader *ar)
 {
-	uint64_t now = agg__now();
+	uint64_t now = mono_ns();
 	uint64_t *t;
 
 	if (!ar->gens || now - ar->gens_last_ns < AGG_STALE_NS)

@@ -43,6 +43,7 @@
 #include <bpf/libbpf.h>
 
 #include "lib/session/pump.h"
+#include "lib/util/clock.h"
 #include "lib/util/log.h"
 
 /*
@@ -209,14 +210,6 @@ static void pump__wake(struct ring_pump *p)
 		return; /* the counter is full: a wake-up is pending anyway */
 }
 
-static uint64_t pump__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock */
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static void *pump__run(void *arg)
 {
 	struct ring_pump *p = arg;
@@ -235,7 +228,7 @@ static void *pump__run(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (asked == p->sync_done)
 			pump__sleep(p);
-		start = pump__now();
+		start = mono_ns();
 		/* Wake-ups are batched: read what came without one too. */
 		err = ring_buffer__consume(p->rb);
 		pthread_mutex_lock(&p->lock);

@@ -22,6 +22,7 @@
 #include "lib/session/losses.h"
 #include "lib/session/pump.h"
 #include "lib/session/session.h"
+#include "lib/util/clock.h"
 #include "lib/util/log.h"
 
 /* Poll timeout: bounds how late a duration, interval or exit is noticed. */
@@ -115,14 +116,6 @@ void session_install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 int session_set_ringbuf_size(struct bpf_object *obj, size_t bytes)
@@ -277,7 +270,7 @@ static int session__on_record(void *ctx, void *data, size_t size)
 	 */
 	if (s->pump && !s->draining &&
 	    (session_signalled || (++s->batch_n % 16 == 0 &&
-				   now_ns() - s->batch_start > SESSION_BATCH_NS)))
+				   mono_ns() - s->batch_start > SESSION_BATCH_NS)))
 		return -EAGAIN;
 	return 0;
 }
@@ -360,7 +353,7 @@ static void session__drain(struct session *s)
 	uint64_t deadline;
 	int err;
 
-	s->stop_ts = now_ns();
+	s->stop_ts = mono_ns();
 	s->draining = true;
 	if (s->opts.rec)
 		recorder__mark(s->opts.rec, REC_DRAIN, s->stop_ts);
@@ -368,7 +361,7 @@ static void session__drain(struct session *s)
 	ring_pump__pace(s->pump, SESSION_DRAIN_STEP_MS);
 	ring_pump__sync(s->pump);
 	ring_pump__take(s->pump, session__on_record, s);
-	while (!s->stop && joiner__waiting(s->joiner) && now_ns() < deadline) {
+	while (!s->stop && joiner__waiting(s->joiner) && mono_ns() < deadline) {
 		if (ring_pump__wait(s->pump, SESSION_DRAIN_STEP_MS) < 0)
 			break;
 		ring_pump__take(s->pump, session__on_record, s);
@@ -466,7 +459,7 @@ static int session__poll_ms(const struct session *s, bool busy, uint64_t start,
 
 	if (busy || s->opts.target_pid || s->opts.rec)
 		return SESSION_POLL_MS;
-	now = now_ns();
+	now = mono_ns();
 	ms = SESSION_IDLE_POLL_MS;
 	if (s->opts.duration_ns)
 		ms = session__until(start + s->opts.duration_ns, now, ms);
@@ -477,7 +470,7 @@ static int session__poll_ms(const struct session *s, bool busy, uint64_t start,
 
 int session__run(struct session *s)
 {
-	uint64_t start = now_ns(), next_tick = start + s->opts.interval_ns;
+	uint64_t start = mono_ns(), next_tick = start + s->opts.interval_ns;
 	int err = 0, gone = 0;
 	bool busy = true;
 
@@ -494,7 +487,7 @@ int session__run(struct session *s)
 		poll_ms = session__poll_ms(s, busy, start, next_tick);
 		ring_pump__pace(s->pump, poll_ms);
 		err = ring_pump__wait(s->pump, poll_ms);
-		s->batch_start = now_ns();
+		s->batch_start = mono_ns();
 		if (err >= 0 && !s->stop)
 			err = ring_pump__take(s->pump, session__on_record, s);
 		if (err == -EINTR || err == -ECANCELED || err == -EAGAIN)
@@ -508,7 +501,7 @@ int session__run(struct session *s)
 		}
 		busy = s->opts.on_poll && s->opts.on_poll(s->opts.ctx);
 		gone = session__target_gone(s);
-		t = now_ns();
+		t = mono_ns();
 		/* The mark first: the liveness answers the tick gets are written after it. */
 		if (s->opts.rec && recorder__mark(s->opts.rec, REC_TICK, t))
 			s->failed = -EIO;
