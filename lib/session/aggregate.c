@@ -296,19 +296,16 @@ static int agg__visit(struct agg_reader *ar, const struct st_agg_key *k,
 	int pid = (int)k->pid, err;
 	bool gone = ar->ngone_pids &&
 		    bsearch(&pid, ar->gone_pids, ar->ngone_pids, sizeof(pid), agg__cmp_pid);
-
-	ar->scanned++;
 	/*
 	 * Named by the mappings at its first event: the record of that event,
 	 * and of the mappings before it, may still be on the way to the run
 	 * loop (the ring, the pump's queue). Read next time. An exited
 	 * process's exit record came after all of them.
 	 */
-	if (!gone && v->first_ts >= ar->handled_before) {
-		ar->early++;
-		return ar->ngone_pids || ar->gens ? agg__note_live(ar, k->hash) : 0;
-	}
-	if (agg__stale(ar, k)) {
+	bool early = !gone && v->first_ts >= ar->handled_before;
+
+	ar->scanned++;
+	if (!early && agg__stale(ar, k)) {
 		ar->stale++;
 		return agg__note_gone(ar, k);
 	}
@@ -318,6 +315,10 @@ static int agg__visit(struct agg_reader *ar, const struct st_agg_key *k,
 		err = agg__note_live(ar, k->hash);
 		if (err)
 			return err;
+	}
+	if (early) {
+		ar->early++;
+		return 0;
 	}
 	err = agg__delta(ar, k, v, &count, &weight);
 	return !err && count ? agg__emit(ar, k, v, count, weight, fn, ctx) : err;
