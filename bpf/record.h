@@ -223,6 +223,7 @@ enum st_stat {
 	ST_STAT_AGG_RESCUED,    /* counted in the kernel where its record found no room: not a loss */
 	ST_STAT_AGG_CUT,        /* of those, too deep to store: counted with the user stack cut */
 	ST_DROP_AGG_FULL,       /* record lost: no room in the ring, nor in the in-kernel count maps */
+	ST_STAT_BLOCK_NO_IN,    /* offcpu: a block whose switch-in the kernel never traced, timed by run time */
 	ST_STAT_MAX,
 };
 

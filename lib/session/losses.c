@@ -33,6 +33,9 @@ static const struct loss_line stat_lines[ST_STAT_MAX] = {
 			       "(try a larger --agg-entries)" },
 	[ST_DROP_BLOCK_FULL] = { "off-CPU block", "off-CPU blocks",
 				 "not timed: the table of tasks off the CPU was full" },
+	[ST_STAT_BLOCK_NO_IN] = { "off-CPU block", "off-CPU blocks",
+				  "ended with no switch-in traced by the kernel: timed by the task's "
+				  "run time since" },
 };
 
 static void losses__line(FILE *f, const char *prefix, uint64_t n, const char *one,

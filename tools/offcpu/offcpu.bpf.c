@@ -154,31 +154,64 @@ static __always_inline bool offcpu__count(struct offcpu_block *b)
 	return counted;
 }
 
-/* The block of @next is over: its time off the CPU is the record's weight. */
-static __always_inline void offcpu__switch_in(struct task_struct *next, __u64 now)
+/*
+ * @b's block ended at @end: its time off the CPU is the record's weight. A
+ * static subprogram: the switch-in and a missed one (offcpu__no_switch_in())
+ * share one verified copy of the counting.
+ */
+static __noinline void offcpu__end(struct offcpu_block *b, __u64 end)
 {
-	__u32 tid = next->pid, n;
-	struct offcpu_block *b = offcpu__pending(next, tid);
 	__u64 delta;
+	__u32 n;
 
 	if (!b)
 		return;
-	delta = now - b->ev.ts;
-	if (delta >= offcpu_min_ns && delta <= offcpu_max_ns) {
-		b->ev.weight = delta;
-		n = (__u32)b->ev.kdepth + b->ev.udepth;
-		if (n > OFFCPU_FRAMES)
-			n = OFFCPU_FRAMES;
-		/* Deferred: held for the entry's walk, which joins and counts it. */
-		if (!((b->ev.flags & ST_EV_UDEFERRED) && st_defer_hold_event(&b->ev)) &&
-		    !offcpu__count(b)) {
-			if (!bpf_ringbuf_output(&st_events, &b->ev, sizeof(b->ev) + n * 8,
-						st_rb_flags()))
-				st_stat_inc(ST_STAT_SENT);
-			else if (!offcpu__rescue(b))
-				st_agg_drop();
-		}
-	}
+	delta = end - b->ev.ts;
+	if (delta < offcpu_min_ns || delta > offcpu_max_ns)
+		return;
+	b->ev.weight = delta;
+	n = (__u32)b->ev.kdepth + b->ev.udepth;
+	if (n > OFFCPU_FRAMES)
+		n = OFFCPU_FRAMES;
+	/* Deferred: held for the entry's walk, which joins and counts it. */
+	if (((b->ev.flags & ST_EV_UDEFERRED) && st_defer_hold_event(&b->ev)) || offcpu__count(b))
+		return;
+	if (!bpf_ringbuf_output(&st_events, &b->ev, sizeof(b->ev) + n * 8, st_rb_flags()))
+		st_stat_inc(ST_STAT_SENT);
+	else if (!offcpu__rescue(b))
+		st_agg_drop();
+}
+
+/* The block of @next is over. */
+static __always_inline void offcpu__switch_in(struct task_struct *next, __u64 now)
+{
+	__u32 tid = next->pid;
+	struct offcpu_block *b = offcpu__pending(next, tid);
+
+	if (!b)
+		return;
+	offcpu__end(b, now);
+	offcpu__done(b, tid);
+}
+
+/*
+ * @prev, switched out at @now, still has a pending block: the kernel traced
+ * no switch-in since (ftrace shows the same gap, a wakeup then nothing, on
+ * this kernel). It came back when it had @now less the time it ran since its
+ * block began; later if it also waited runnable in between. Counted, so that
+ * no block is lost unsaid.
+ */
+static __always_inline void offcpu__no_switch_in(struct task_struct *prev, __u64 now)
+{
+	__u32 tid = prev->pid;
+	struct offcpu_block *b = offcpu__pending(prev, tid);
+	__u64 ran;
+
+	if (!b)
+		return;
+	ran = prev->se.sum_exec_runtime - b->ran_ns;
+	st_stat_inc(ST_STAT_BLOCK_NO_IN);
+	offcpu__end(b, ran < now - b->ev.ts ? now - ran : b->ev.ts);
 	offcpu__done(b, tid);
 }
 
@@ -204,7 +237,23 @@ static __always_inline long offcpu__keep_by_task(struct st_scratch *s)
 		size = sizeof(s->ev);
 	else
 		b->agg_hash = 0;
+	b->ran_ns = bpf_get_current_task_btf()->se.sum_exec_runtime;
 	return bpf_probe_read_kernel(b, size, &s->ev);
+}
+
+/* @s's record into the hash of blocks, with the task's run time. Return: 0 or -errno. */
+static __always_inline long offcpu__keep_by_tid(struct st_scratch *s)
+{
+	__u32 tid = s->ev.tid;
+	struct offcpu_block *b;
+	long err = bpf_map_update_elem(&offcpu_start, &tid, &s->ev, BPF_ANY);
+
+	if (err)
+		return err;
+	b = bpf_map_lookup_elem(&offcpu_start, &tid);
+	if (b)
+		b->ran_ns = bpf_get_current_task_btf()->se.sum_exec_runtime;
+	return 0;
 }
 
 /*
@@ -213,16 +262,13 @@ static __always_inline long offcpu__keep_by_task(struct st_scratch *s)
  */
 static __always_inline void offcpu__switch_out(struct st_scratch *s)
 {
-	__u32 tid = s->ev.tid;
-
 	if ((__u32)s->ev.kdepth + s->ev.udepth > OFFCPU_FRAMES) {
 		s->ev.udepth = s->ev.kdepth < OFFCPU_FRAMES ? OFFCPU_FRAMES - s->ev.kdepth : 0;
 		s->ev.flags |= ST_EV_UTRUNC;
 		st_stat_inc(ST_STAT_UTRUNC);
 	}
 	/* The record's header is followed by its frames in the scratch: a block's layout. */
-	if (offcpu_by_task ? offcpu__keep_by_task(s) :
-			     bpf_map_update_elem(&offcpu_start, &tid, &s->ev, BPF_ANY))
+	if (offcpu_by_task ? offcpu__keep_by_task(s) : offcpu__keep_by_tid(s))
 		st_stat_inc(ST_DROP_BLOCK_FULL);
 	s->busy = 0;
 }
@@ -231,9 +277,11 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(st_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
+	__u64 now = bpf_ktime_get_ns();
 	struct st_scratch *s;
 
-	offcpu__switch_in(next, bpf_ktime_get_ns());
+	offcpu__switch_in(next, now);
+	offcpu__no_switch_in(prev, now);
 	if (!offcpu__wanted(preempt, prev, prev_state))
 		return 0;
 	/* prev is the current task here: the capture library sees its stacks. */

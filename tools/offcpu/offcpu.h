@@ -31,6 +31,13 @@ struct offcpu_block {
 	 * without hashing and comparing its stack again (task storage only).
 	 */
 	__u64 agg_hash;
+	/*
+	 * The task's time on a CPU (se.sum_exec_runtime) at the switch-out. A
+	 * block still pending at the task's next switch-out had a switch-in the
+	 * kernel never traced (seen on this kernel, by ftrace too): the time the
+	 * task ran since then says when it came back (offcpu__no_switch_in()).
+	 */
+	__u64 ran_ns;
 };
 
 /* --state: which switch-outs count, one bit per class of prev's state. */
