@@ -22,7 +22,7 @@ run_wl() {
 	wait_for_line "$TMP/$name.err" '^(Tracing|Sampling)' ||
 		{ fail "$name" "tracer not attached: $(cat "$TMP/$name.err")"; return 1; }
 	wait_tables "$name" "$pid" || return 1
-	echo go > "$TMP/go"
+	release "$TMP/go"
 	wait "$wpid"
 	wait "$spid"
 	echo $? > "$TMP/$name.rc"

@@ -106,6 +106,14 @@ expect_nothing_left() {
 	expect_eq "$1" "$left" ""
 }
 
+# release FIFO: tell the workload waiting on FIFO to go. A workload that died
+# before reading it would leave the writer blocked in open() forever, and the
+# suite with it: give up after 30 s, and fail.
+release() {
+	timeout 30 bash -c 'echo go > "$1"' _ "$1" ||
+		{ fail "release" "no workload read $1 within 30 s"; return 1; }
+}
+
 # run_traced NAME WORKLOAD_ARGS -- STACKTAP_ARGS: the workload waits on a fifo
 # until the tracer has attached; stdout/stderr of stacktap land in $TMP/NAME.{out,err}.
 # wait_tables NAME PID: unwind tables are built after attach, and until then
@@ -132,7 +140,7 @@ run_traced() {
 	ST_PIDS+=("$spid")
 	wait_for_line "$TMP/$name.err" '^Tracing' || { fail "$name" "tracer not attached: $(cat "$TMP/$name.err")"; return 1; }
 	wait_tables "$name" "$wpid" || return 1
-	echo go > "$TMP/go"
+	release "$TMP/go"
 	wait "$wpid"
 	wait "$spid"
 	echo $? > "$TMP/$name.rc"
@@ -158,7 +166,7 @@ run_jit_container() {
 	spid=$!
 	ST_PIDS+=("$spid")
 	wait_for_line "$TMP/$name.err" '^Tracing' || { fail "$name" "tracer not attached"; rm -f "$fifo"; return 1; }
-	echo go > "$fifo"
+	release "$fifo"
 	wait "$upid" "$spid"
 	rm -f "$fifo"
 }

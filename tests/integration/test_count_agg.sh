@@ -51,8 +51,8 @@ two_chains() {
 	spid=$!
 	ST_PIDS+=("$spid")
 	wait_for_line "$TMP/$name.err" '^Tracing' || { fail "$name" "tracer not attached"; return 1; }
-	echo go > "$TMP/go1"; wait "$p1"
-	echo go > "$TMP/go2"; wait "$p2"
+	release "$TMP/go1"; wait "$p1"
+	release "$TMP/go2"; wait "$p2"
 	kill -INT "$spid"; wait "$spid"
 	printf 'chain_fp [%s] %s\nchain_fp [%s] %s\n' "$p1" "$n1" "$p2" "$n2" > "$TMP/$name.want"
 	awk '/^    chain_fp \[/{p=$0; sub(/^ */, "", p); getline; print p, $1}' "$TMP/$name.out" |

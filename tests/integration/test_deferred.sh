@@ -57,7 +57,7 @@ wait_for_line "$TMP/pend.w" '^ready'
 "$ST" count --user-stacks=deferred -D 0.5 -p $wpid t:syscalls:sys_enter_nanosleep > "$TMP/pend.out" 2> "$TMP/pend.err" &
 cpid=$!
 wait_for_line "$TMP/pend.err" '^Tracing'
-echo go > "$TMP/go"
+release "$TMP/go"
 wait $cpid
 expect_eq pending-counted "$(grep -c '^stacktap: 1 event without its user stack: still in kernel at exit$' \
 	"$TMP/pend.err")" 1

@@ -42,7 +42,7 @@ hostile_case() {
 	kill -STOP "$stpid"
 	"${IN_RUN_CG[@]}" setpriv --reuid=nobody --regid=nogroup --clear-groups "$dir/hostile" "$mode" $N "$dir/go" \
 		> "$TMP/$mode.w" &
-	echo go > "$dir/go"
+	release "$dir/go"
 	wait $!
 	kill -CONT "$stpid"
 	wait "$tpid"

@@ -120,7 +120,7 @@ profile_held() {
 	ST_PIDS+=("$spid")
 	wait_for_line "$TMP/$name.err" '^Sampling' ||
 		{ fail "$name" "tracer not attached: $(cat "$TMP/$name.err")"; return 1; }
-	echo go > "$TMP/go"
+	release "$TMP/go"
 	# SECONDS of CPU time: on a loaded machine that is longer in wall time.
 	wait_for_line "$TMP/$name.w" '^cpu_ns' 300 || { fail "$name" "workload did not finish"; return 1; }
 	kill -INT "$spid"

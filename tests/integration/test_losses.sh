@@ -13,7 +13,7 @@ wait_for_line "$TMP/w" '^ready' || fail overflow-setup "workload not ready"
 "$ST" count --ringbuf-kb 4 --no-aggregate -p "$wpid" t:syscalls:sys_enter_getppid > "$TMP/out" 2> "$TMP/err" &
 spid=$!; ST_PIDS+=("$spid")
 wait_for_line "$TMP/err" '^Tracing' || fail overflow-setup "tracer not attached"
-echo go > "$TMP/go"
+release "$TMP/go"
 wait "$wpid"; wait "$spid"
 counted=$(awk '/^    [0-9]+$/{s+=$1} END{print s+0}' "$TMP/out")
 dropped=$(awk '/events dropped: ring buffer full/{print $2}' "$TMP/err")

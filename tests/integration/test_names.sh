@@ -96,7 +96,7 @@ jit_untrusted() {
 	local spid=$!
 	ST_PIDS+=("$spid")
 	wait_for_line "$TMP/jitu.err" '^Tracing' || { fail jit-untrusted "tracer not attached"; return; }
-	echo go > "$TMP/go"
+	release "$TMP/go"
 	wait "$wpid" "$spid"
 	rm_map "$wpid"
 	expect_eq jit-untrusted "$(cat "$TMP/jitu.out") | $(grep -c 'perf-map: .*owned by uid' "$TMP/jitu.err")" \

@@ -101,7 +101,7 @@ three_busy() {
 		> "$TMP/$name.out" 2> "$TMP/$name.err" &
 	local spid=$!; ST_PIDS+=($spid)
 	wait_for_line "$TMP/$name.err" '^Sampling' || fail "$name" "not sampling: $(cat "$TMP/$name.err")"
-	for i in 0 1 2; do echo go > "$TMP/go$i"; done
+	for i in 0 1 2; do release "$TMP/go$i"; done
 	wait "${P[@]}"
 	wait "$spid"
 	expect_eq "$name-exit" "$?" 0
@@ -129,7 +129,7 @@ if [ -n "$cg2" ] && CG=$(mktemp -d "$cg2/stacktap-test.XXXXXX"); then
 		> "$TMP/bigexit.out" 2> "$TMP/bigexit.err" &
 	spid=$!; ST_PIDS+=($spid)
 	wait_for_line "$TMP/bigexit.err" '^Sampling' || fail bigexit "not sampling: $(cat "$TMP/bigexit.err")"
-	echo go > "$TMP/gobig"
+	release "$TMP/gobig"
 	wait "$bp"; wait "$spid"
 	expect_eq bigexit-exit "$?" 0
 	expect_eq bigexit-no-empty-stack "$(awk '$1 !~ /;/' "$TMP/bigexit.out")" ""
@@ -152,7 +152,7 @@ if [ -n "$cg2" ] && CG=$(mktemp -d "$cg2/stacktap-test.XXXXXX"); then
 	wait_for_line "$TMP/met.err" '^Sampling' || fail tables-when-met "not sampling: $(cat "$TMP/met.err")"
 	sh -c 'echo $$ > "$1/cgroup.procs"; exec sleep 3' _ "$CG" &
 	sp=$!; ST_PIDS+=($sp)
-	echo go > "$TMP/gomet"
+	release "$TMP/gomet"
 	wait "$bp" "$sp"; wait "$spid"
 	expect_eq tables-when-met "$(grep -c "^stacktap: unwind: tables of process \($bp\|$sp\) loaded$" \
 		"$TMP/met.err") $(grep -c "^stacktap: unwind: tables of process $bp loaded$" "$TMP/met.err")" \

@@ -46,7 +46,7 @@ want=$(rows_sum "$wpid")
 "$ST" count -v -U --unwind-rows 2097152 -p "$wpid" "u:$TMP/dlchain:callback" > "$TMP/freed.out" 2> "$TMP/freed.err" &
 spid=$!; ST_PIDS+=("$spid")
 wait_for_line "$TMP/freed.err" '^Tracing' || fail rows-freed "tracer not attached"
-echo go > "$TMP/go"
+release "$TMP/go"
 wait "$wpid"; wait "$spid"
 # dlchain, libc, ld.so, the library and the vDSO: 5 files with rows, all loaded at once, all freed.
 expect_eq rows-freed "$(grep -o 'unwind tables: .* rows;' "$TMP/freed.err")" \
