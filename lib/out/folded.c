@@ -103,7 +103,7 @@ void out_folded_stack(FILE *f, const struct report_stack *s, const struct folded
 	if (o->per_pid)
 		line__put(&l, num, (size_t)snprintf(num, sizeof(num), "-%d", s->pid));
 	for (i = s->nk + s->nu; i > 0; i--)
-		folded__frame(&l, &s->frames[i - 1], o);
+		folded__frame(&l, report_stack__frame(s, i - 1), o);
 	line__put(&l, num, (size_t)snprintf(num, sizeof(num), " %" PRIu64 "\n",
 					    o->weight ? s->weight / (o->weight_div ? o->weight_div : 1)
 						      : s->count));

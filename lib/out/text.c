@@ -10,7 +10,7 @@ void out_text_frames(FILE *f, const struct report_stack *s, const struct text_op
 	for (i = 0; i < s->nk + s->nu; i++) {
 		if (i == s->nk && o->delimiter && s->nk && s->nu)
 			fprintf(f, "    --\n");
-		fprintf(f, "  %s\n", frame_label(&s->frames[i], &o->label, buf, sizeof(buf)));
+		fprintf(f, "  %s\n", frame_label(report_stack__frame(s, i), &o->label, buf, sizeof(buf)));
 	}
 }
 
