@@ -116,7 +116,10 @@ void out_folded(FILE *f, struct report *r, const struct folded_opts *o)
 	size_t n, i;
 
 	v = report__sorted(r, &n);
-	for (i = 0; v && i < n; i++)
+	for (i = 0; v && i < n; i++) {
+		if (i + 1 < n)
+			report_stack__prefetch(v[i + 1]);
 		out_folded_stack(f, v[i], o);
+	}
 	fflush(f);
 }

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/report/frame_table.h"
 #include "lib/report/report.h"
 #include "lib/stack/store.h"
 #include "lib/util/arena.h"
-#include "lib/util/grow.h"
 
 /*
  * The last interning of each string pointer, direct-mapped: a report's
@@ -31,9 +31,7 @@ struct report {
 	struct stack_store *strs;  /* interned strings: key = the bytes with their NUL */
 	struct stack_store *index; /* merge key -> struct report_stack */
 	struct arena stacks;       /* the report_stacks: freed together by report__clear() */
-	struct stack_store *frame_ids; /* a frame, every field, strings interned -> index + 1 */
-	struct report_frame *ftab;     /* the distinct frames, by index: stacks hold indexes */
-	size_t nframes, ftab_cap;
+	struct frame_table frames; /* the distinct frames: stacks hold their indexes */
 	struct report_stack **sorted;
 	struct report_frame *own; /* report__add()'s scratch: the frames, strings interned */
 	struct report_key *key;   /* and their merge key */
@@ -50,9 +48,8 @@ struct report *report__new(unsigned flags)
 	r->flags = flags;
 	r->strs = stack_store__new();
 	r->index = stack_store__new();
-	r->frame_ids = stack_store__new();
 	r->icache = calloc(REPORT_ICACHE, sizeof(*r->icache));
-	if (!r->strs || !r->index || !r->frame_ids || !r->icache) {
+	if (!r->strs || !r->index || !r->icache || frame_table__init(&r->frames)) {
 		report__free(r);
 		return NULL;
 	}
@@ -207,42 +204,6 @@ static struct report_key *report__key(struct report *r, int pid, const char *com
 	return k;
 }
 
-/*
- * The index of @f (its strings interned) in the report's frame table, added
- * when new. Frames are keyed by their bytes with the padding zeroed, so two
- * frames are one entry only when every field is equal (an interned string's
- * pointer is its text). Return: 0, or -ENOMEM (also past 2^32 frames).
- */
-static int report__frame_index(struct report *r, const struct report_frame *f, uint32_t *idx)
-{
-	struct report_frame k;
-	struct stack_entry *e;
-
-	memset(&k, 0, sizeof(k));
-	k.name = f->name;
-	k.module = f->module;
-	k.build_id = f->build_id;
-	k.src_file = f->src_file;
-	k.addr = f->addr;
-	k.file_off = f->file_off;
-	k.sym_off = f->sym_off;
-	k.line = f->line;
-	k.kind = f->kind;
-	k.flags = f->flags;
-	e = stack_store__add(r->frame_ids, &k, sizeof(k), 0);
-	if (!e)
-		return -ENOMEM;
-	if (!e->data) {
-		if (r->nframes >= UINT32_MAX ||
-		    array_reserve((void **)&r->ftab, &r->ftab_cap, r->nframes + 1, sizeof(k)))
-			return -ENOMEM;
-		r->ftab[r->nframes++] = k;
-		e->data = (void *)(uintptr_t)r->nframes;
-	}
-	*idx = (uint32_t)((uintptr_t)e->data - 1);
-	return 0;
-}
-
 static struct report_stack *report__stack_new(struct report *r, int pid, const char *comm,
 					      const struct report_frame *frames, size_t nk,
 					      size_t nu)
@@ -256,9 +217,9 @@ static struct report_stack *report__stack_new(struct report *r, int pid, const c
 		return NULL;
 	fi = (uint32_t *)(s + 1);
 	for (i = 0; i < nk + nu; i++)
-		if (report__frame_index(r, &frames[i], &fi[i]))
+		if (frame_table__index(&r->frames, &frames[i], &fi[i]))
 			return NULL; /* the block stays in the arena until the report is cleared */
-	s->frames = (const struct report_frame *const *)&r->ftab;
+	s->frames = (const struct report_frame *const *)&r->frames.v;
 	s->fi = fi;
 	s->pid = pid;
 	s->tid = -1;
@@ -468,8 +429,7 @@ void report__clear(struct report *r)
 	arena__reset(&r->stacks);
 	stack_store__clear(r->index);
 	stack_store__clear(r->strs);
-	stack_store__clear(r->frame_ids);
-	r->nframes = 0;
+	frame_table__clear(&r->frames);
 	memset(r->icache, 0, REPORT_ICACHE * sizeof(*r->icache));
 	free(r->sorted);
 	r->sorted = NULL;
@@ -479,15 +439,14 @@ void report__free(struct report *r)
 {
 	if (!r)
 		return;
-	if (r->index && r->strs && r->frame_ids && r->icache)
+	if (r->index && r->strs && r->icache && r->frames.ids)
 		report__clear(r);
 	free(r->icache);
 	free(r->own);
 	free(r->key);
 	stack_store__free(r->index);
 	stack_store__free(r->strs);
-	stack_store__free(r->frame_ids);
-	free(r->ftab);
+	frame_table__fini(&r->frames);
 	free(r->event);
 	free(r);
 }
