@@ -340,20 +340,40 @@ static int report__rank_strings(struct report *r)
 	return 0;
 }
 
-static int report__cmp_frames(const struct report_stack *a, const struct report_stack *b)
+/*
+ * The rank of each frame's name, by frame index: the sort reads a small
+ * array where it read the frame, then the string's entry, two misses in
+ * tables of megabytes. Return: it (malloc'ed), or NULL (ENOMEM).
+ */
+static uint32_t *report__frame_ranks(const struct report *r)
+{
+	uint32_t *rank = malloc((r->frames.n + 1) * sizeof(*rank));
+	size_t i;
+
+	if (!rank || stack_store__len(r->strs) > UINT32_MAX) {
+		free(rank);
+		return NULL;
+	}
+	for (i = 0; i < r->frames.n; i++)
+		rank[i] = (uint32_t)report__rank(r->frames.v[i].name);
+	return rank;
+}
+
+/* Frames by their names' ranks (@rank: report__frame_ranks()), then addresses. */
+static int report__cmp_frames(const struct report_stack *a, const struct report_stack *b,
+			      const uint32_t *rank)
 {
 	size_t na = a->nk + a->nu, nb = b->nk + b->nu, i;
 
 	for (i = 0; i < na && i < nb; i++) {
-		const struct report_frame *fa = report_stack__frame(a, i);
-		const struct report_frame *fb = report_stack__frame(b, i);
+		uint32_t ia = a->fi[i], ib = b->fi[i];
 
-		if (fa == fb)
+		if (ia == ib)
 			continue; /* one entry of the frame table */
-		if (fa->name != fb->name)
-			return report__rank(fa->name) < report__rank(fb->name) ? -1 : 1;
-		if (fa->addr != fb->addr)
-			return fa->addr < fb->addr ? -1 : 1;
+		if (rank[ia] != rank[ib])
+			return rank[ia] < rank[ib] ? -1 : 1;
+		if (report_stack__frame(a, i)->addr != report_stack__frame(b, i)->addr)
+			return report_stack__frame(a, i)->addr < report_stack__frame(b, i)->addr ? -1 : 1;
 	}
 	if (na != nb)
 		return na < nb ? -1 : 1;
@@ -373,7 +393,7 @@ struct report_sort_item {
 	struct report_stack *s;
 };
 
-static int report__cmp(const void *pa, const void *pb)
+static int report__cmp(const void *pa, const void *pb, void *rank)
 {
 	const struct report_sort_item *a = pa, *b = pb;
 	int c;
@@ -382,7 +402,7 @@ static int report__cmp(const void *pa, const void *pb)
 		return a->count < b->count ? -1 : 1;
 	if (a->weight != b->weight)
 		return a->weight < b->weight ? -1 : 1;
-	c = report__cmp_frames(a->s, b->s);
+	c = report__cmp_frames(a->s, b->s, rank);
 	if (c)
 		return c;
 	return a->at < b->at ? -1 : a->at > b->at;
@@ -392,18 +412,22 @@ static int report__cmp(const void *pa, const void *pb)
 static int report__sort(struct report *r, struct stack_entry **e, size_t n)
 {
 	struct report_sort_item *v = malloc(n * sizeof(*v));
+	uint32_t *rank = NULL;
 	size_t i;
 
 	r->sorted = malloc(n * sizeof(*r->sorted));
-	if (!v || !r->sorted || report__rank_strings(r)) {
+	if (v && r->sorted && !report__rank_strings(r))
+		rank = report__frame_ranks(r);
+	if (!rank) {
 		free(v);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
 		v[i] = (struct report_sort_item){ e[i]->count, e[i]->weight, i, e[i]->data };
-	qsort(v, n, sizeof(*v), report__cmp);
+	qsort_r(v, n, sizeof(*v), report__cmp, rank);
 	for (i = 0; i < n; i++)
 		r->sorted[i] = v[i].s;
+	free(rank);
 	free(v);
 	return 0;
 }
