@@ -33,7 +33,10 @@ void out_text(FILE *f, struct report *r, const struct text_opts *o)
 	size_t n, i;
 
 	v = report__sorted(r, &n);
-	for (i = 0; v && i < n; i++)
+	for (i = 0; v && i < n; i++) {
+		if (i + 1 < n)
+			report_stack__prefetch(v[i + 1]);
 		out_text_stack(f, v[i], o);
+	}
 	fflush(f);
 }
