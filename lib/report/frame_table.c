@@ -5,30 +5,33 @@
 #include <string.h>
 
 #include "lib/report/frame_table.h"
-#include "lib/stack/store.h"
 #include "lib/util/grow.h"
 
 /*
- * The frames a new stack brings are mostly those of stacks added just
- * before (the same threads' outer frames): a small direct-mapped memory of
- * them, checked against the table's copy field by field, spares most the
- * store's hash and its misses over a table of some hundred thousand frames.
+ * Why not the stack store: it keeps its own copy of every key, and here
+ * the key is the frame the table already holds. The slots name frames by
+ * index with a tag of their hash, so a probe reads a frame only when the
+ * tags agree, and the frame is then compared whole.
  */
-#define FRAME_RECENT 65536 /* a power of two; 256 KiB */
+#define FRAME_FIRST_SLOTS 1024
 
 int frame_table__init(struct frame_table *t)
 {
+	return frame_table__init_hashed(t, stack_hash);
+}
+
+int frame_table__init_hashed(struct frame_table *t, stack_hash_fn hash)
+{
 	memset(t, 0, sizeof(*t));
-	t->ids = stack_store__new();
-	t->recent = calloc(FRAME_RECENT, sizeof(*t->recent));
-	if (!t->ids || !t->recent) {
-		frame_table__fini(t);
+	t->slots = calloc(FRAME_FIRST_SLOTS, sizeof(*t->slots));
+	if (!t->slots)
 		return -ENOMEM;
-	}
+	t->nslots = FRAME_FIRST_SLOTS;
+	t->hash = hash;
 	return 0;
 }
 
-/* @f as the table keys it: every field, and zeroes in the padding, which the store compares too. */
+/* @f as the table keys it: every field, and zeroes in the padding, which is compared too. */
 static void frame_table__key(const struct report_frame *f, struct report_frame *k)
 {
 	memset(k, 0, sizeof(*k));
@@ -44,51 +47,72 @@ static void frame_table__key(const struct report_frame *f, struct report_frame *
 	k->flags = f->flags;
 }
 
-static uint32_t *frame_table__recent(struct frame_table *t, const struct report_frame *k)
+/* The slot holding @k (hashed @h), or the free slot where it would go; @k NULL: the free one. */
+static uint64_t *frame_table__probe(const struct frame_table *t, uint64_t *slots, size_t nslots,
+				    uint64_t h, const struct report_frame *k)
 {
-	uint64_t h = ((uintptr_t)k->name ^ k->addr * 0xff51afd7ed558ccdull) * 0x9e3779b97f4a7c15ull;
+	size_t mask = nslots - 1, i;
 
-	return &t->recent[(h >> 40) & (FRAME_RECENT - 1)];
+	for (i = h & mask; slots[i]; i = (i + 1) & mask)
+		if (k && slots[i] >> 32 == h >> 32 &&
+		    !memcmp(&t->v[(uint32_t)slots[i] - 1], k, sizeof(*k)))
+			break;
+	return &slots[i];
+}
+
+/* Twice the slots, every frame placed again. Return: 0 or -ENOMEM. */
+static int frame_table__grow(struct frame_table *t)
+{
+	size_t ns = t->nslots * 2, i;
+	uint64_t *s;
+
+	if (ns > SIZE_MAX / sizeof(*s) || !(s = calloc(ns, sizeof(*s))))
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++) {
+		uint64_t h = t->hash(&t->v[i], sizeof(t->v[i]));
+
+		*frame_table__probe(t, s, ns, h, NULL) = (h >> 32 << 32) | (i + 1);
+	}
+	free(t->slots);
+	t->slots = s;
+	t->nslots = ns;
+	return 0;
 }
 
 int frame_table__index(struct frame_table *t, const struct report_frame *f, uint32_t *idx)
 {
 	struct report_frame k;
-	struct stack_entry *e;
-	uint32_t *recent;
+	uint64_t h, *slot;
 
 	frame_table__key(f, &k);
-	recent = frame_table__recent(t, &k);
-	if (*recent && !memcmp(&t->v[*recent - 1], &k, sizeof(k))) {
-		*idx = *recent - 1;
-		return 0;
-	}
-	e = stack_store__add(t->ids, &k, sizeof(k), 0);
-	if (!e)
-		return -ENOMEM;
-	if (!e->data) {
-		if (t->n >= UINT32_MAX ||
+	h = t->hash(&k, sizeof(k));
+	slot = frame_table__probe(t, t->slots, t->nslots, h, &k);
+	if (!*slot) {
+		if (t->n >= UINT32_MAX - 1 ||
 		    array_reserve((void **)&t->v, &t->cap, t->n + 1, sizeof(k)))
 			return -ENOMEM;
+		if (2 * (t->n + 1) > t->nslots) {
+			if (frame_table__grow(t))
+				return -ENOMEM;
+			slot = frame_table__probe(t, t->slots, t->nslots, h, NULL);
+		}
 		t->v[t->n++] = k;
-		e->data = (void *)(uintptr_t)t->n;
+		*slot = (h >> 32 << 32) | t->n;
 	}
-	*recent = (uint32_t)(uintptr_t)e->data;
-	*idx = *recent - 1;
+	*idx = (uint32_t)*slot - 1;
 	return 0;
 }
 
 void frame_table__clear(struct frame_table *t)
 {
-	stack_store__clear(t->ids);
-	memset(t->recent, 0, FRAME_RECENT * sizeof(*t->recent));
+	if (t->slots)
+		memset(t->slots, 0, t->nslots * sizeof(*t->slots));
 	t->n = 0;
 }
 
 void frame_table__fini(struct frame_table *t)
 {
-	stack_store__free(t->ids);
-	free(t->recent);
+	free(t->slots);
 	free(t->v);
 	memset(t, 0, sizeof(*t));
 }

@@ -10,21 +10,31 @@
 #include <stdint.h>
 
 #include "lib/report/report.h"
+#include "lib/stack/store.h"
 
 struct frame_table {
 	struct report_frame *v; /* by index; moves as it grows */
 	size_t n, cap;
-	struct stack_store *ids; /* a frame's bytes, padding zeroed -> its index + 1 */
-	uint32_t *recent;        /* direct-mapped: index + 1 of a frame seen lately, 0 */
+	uint64_t *slots; /* open addressing: hash tag << 32 | index + 1; 0 is free */
+	size_t nslots;   /* a power of two, at most half full */
+	stack_hash_fn hash;
 };
 
 /** frame_table__init() - an empty table in @t. Return: 0 or -ENOMEM. */
 int frame_table__init(struct frame_table *t);
 
 /**
+ * frame_table__init_hashed() - with its own @hash: tests force every frame
+ * onto one hash to prove that only equal frames share an index.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int frame_table__init_hashed(struct frame_table *t, stack_hash_fn hash);
+
+/**
  * frame_table__index() - the index of @f (its strings interned), added when new.
  *
- * Return: 0, or -ENOMEM (also past 2^32 frames).
+ * Return: 0, or -ENOMEM (also past 2^32 - 1 frames).
  */
 int frame_table__index(struct frame_table *t, const struct report_frame *f, uint32_t *idx);
 

@@ -463,7 +463,7 @@ void report__free(struct report *r)
 {
 	if (!r)
 		return;
-	if (r->index && r->strs && r->icache && r->frames.ids)
+	if (r->index && r->strs && r->icache && r->frames.slots)
 		report__clear(r);
 	free(r->icache);
 	free(r->own);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The report's frame table: a frame equal in every field is one entry, a
- * frame differing in any one field is another (also when it lands on the
- * same slot of the recent-frames memory), padding bytes never split one,
- * and stacks of a report read their frames back exactly, shared frames at
- * one address.
+ * frame differing in any one field is another (also when every frame is
+ * forced onto one hash), padding bytes never split one, and stacks of a
+ * report read their frames back exactly, shared frames at one address.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,13 +59,18 @@ static struct report_frame variant(int which)
 
 #define VARIANTS 12
 
-static void test_every_field_counts(void)
+static uint64_t one_hash(const void *key, size_t len)
+{
+	return 42;
+}
+
+static void test_every_field_counts(bool forced)
 {
 	struct frame_table t;
 	uint32_t idx[VARIANTS], again;
 	int i, j;
 
-	CHECK(frame_table__init(&t) == 0);
+	CHECK((forced ? frame_table__init_hashed(&t, one_hash) : frame_table__init(&t)) == 0);
 	for (i = 0; i < VARIANTS; i++) {
 		struct report_frame f = variant(i);
 
@@ -73,7 +78,7 @@ static void test_every_field_counts(void)
 		CHECK_EQ_U64(idx[i], i); /* new frames take the next index */
 	}
 	CHECK_EQ_U64(t.n, VARIANTS);
-	for (j = 0; j < 3; j++) /* in turns: each evicts the last from the shared recent slot */
+	for (j = 0; j < 3; j++)
 		for (i = 0; i < VARIANTS; i++) {
 			struct report_frame f = variant(i);
 
@@ -118,7 +123,7 @@ static void test_padding_ignored(void)
 	frame_table__fini(&t); /* twice is fine */
 }
 
-/* More frames than the memory of recent ones has slots: the store answers, indexes stay. */
+/* Enough frames to grow the slots several times: every index stays. */
 static void test_many(void)
 {
 	const uint32_t n = 200000;
@@ -177,7 +182,8 @@ static void test_report_stacks(void)
 
 int main(void)
 {
-	test_every_field_counts();
+	test_every_field_counts(false);
+	test_every_field_counts(true);
 	test_padding_ignored();
 	test_many();
 	test_report_stacks();
