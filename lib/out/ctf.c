@@ -188,17 +188,18 @@ static void ctf__str(struct ctf_writer *w, const char *s)
 		memcpy(p, s, n);
 }
 
-static void ctf__stack(struct ctf_writer *w, const struct report_frame *fr, size_t n)
+/* Frames @from .. @to of @s: their count, addresses, then labels. */
+static void ctf__stack(struct ctf_writer *w, const struct report_stack *s, size_t from, size_t to)
 {
 	struct frame_label_opts lo = { .lines = true };
 	char label[FRAME_LABEL_MAX];
 	size_t i;
 
-	ctf__put(w, n, 4);
-	for (i = 0; i < n; i++)
-		ctf__put(w, frame_pc(fr, n, i), 8);
-	for (i = 0; i < n; i++)
-		ctf__str(w, frame_label(&fr[i], &lo, label, sizeof(label)));
+	ctf__put(w, to - from, 4);
+	for (i = from; i < to; i++)
+		ctf__put(w, frame_pc(s, i), 8);
+	for (i = from; i < to; i++)
+		ctf__str(w, frame_label(report_stack__frame(s, i), &lo, label, sizeof(label)));
 }
 
 /* Fill in the packet's header and context, write it, start the next one. */
@@ -245,8 +246,8 @@ int ctf_writer__event(struct ctf_writer *w, uint32_t id, const struct report_sta
 	ctf__put(w, (uint32_t)s->pid, 4);
 	ctf__put(w, (uint32_t)s->tid, 4);
 	ctf__put(w, (uint32_t)s->cpu, 4);
-	ctf__stack(w, s->frames, s->nk);
-	ctf__stack(w, s->frames + s->nk, s->nu);
+	ctf__stack(w, s, 0, s->nk);
+	ctf__stack(w, s, s->nk, s->nk + s->nu);
 	if (!w->err && w->len >= CTF_PACKET_MAX)
 		ctf__flush(w);
 	return w->err;

@@ -112,8 +112,8 @@ static void fg__add(struct fg *g, const struct report_stack *s, bool before)
 		*(before ? &g->v[node].before : &g->v[node].value) += value;
 		if (!i)
 			break;
-		frame_label(&s->frames[i - 1], &lo, label, sizeof(label));
-		node = fg__child(g, node, fg__kind(&s->frames[i - 1]), label);
+		frame_label(report_stack__frame(s, i - 1), &lo, label, sizeof(label));
+		node = fg__child(g, node, fg__kind(report_stack__frame(s, i - 1)), label);
 	}
 }
 

@@ -103,7 +103,7 @@ void out_folded_stack(FILE *f, const struct report_stack *s, const struct folded
 	if (o->per_pid)
 		line__put(&l, num, (size_t)snprintf(num, sizeof(num), "-%d", s->pid));
 	for (i = s->nk + s->nu; i > 0; i--)
-		folded__frame(&l, &s->frames[i - 1], o);
+		folded__frame(&l, report_stack__frame(s, i - 1), o);
 	line__put(&l, num, (size_t)snprintf(num, sizeof(num), " %" PRIu64 "\n",
 					    o->weight ? s->weight / (o->weight_div ? o->weight_div : 1)
 						      : s->count));
@@ -116,7 +116,10 @@ void out_folded(FILE *f, struct report *r, const struct folded_opts *o)
 	size_t n, i;
 
 	v = report__sorted(r, &n);
-	for (i = 0; v && i < n; i++)
+	for (i = 0; v && i < n; i++) {
+		if (i + 1 < n)
+			report_stack__prefetch(v[i + 1]);
 		out_folded_stack(f, v[i], o);
+	}
 	fflush(f);
 }

@@ -52,9 +52,11 @@ const char *frame_label(const struct report_frame *f, const struct frame_label_o
 	return buf;
 }
 
-uint64_t frame_pc(const struct report_frame *frames, size_t n, size_t i)
+uint64_t frame_pc(const struct report_stack *s, size_t i)
 {
-	while (i + 1 < n && frames[i].kind == REPORT_FRAME_INLINE && !frames[i].addr)
-		i++;
-	return frames[i].kind == REPORT_FRAME_MARK ? 0 : frames[i].addr;
+	const struct report_frame *f = report_stack__frame(s, i);
+
+	while (i + 1 < s->nk + s->nu && f->kind == REPORT_FRAME_INLINE && !f->addr)
+		f = report_stack__frame(s, ++i);
+	return f->kind == REPORT_FRAME_MARK ? 0 : f->addr;
 }

@@ -26,13 +26,13 @@ const char *frame_label(const struct report_frame *f, const struct frame_label_o
 			size_t len);
 
 /**
- * frame_pc() - the address frame @i of @frames (@n of them) stands at: its
- * own, but an inlined frame's is that of the frame it was inlined into (the
- * next non-inline one), and a mark has none.
+ * frame_pc() - the address frame @i of @s stands at: its own, but an
+ * inlined frame's is that of the frame it was inlined into (the next
+ * non-inline one), and a mark has none.
  *
  * Return: the address, or 0.
  */
-uint64_t frame_pc(const struct report_frame *frames, size_t n, size_t i);
+uint64_t frame_pc(const struct report_stack *s, size_t i);
 
 /* Enough for a long demangled name, its module and a source path. */
 #define FRAME_LABEL_MAX 1024

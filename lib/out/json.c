@@ -30,17 +30,18 @@ void json_string_html(FILE *f, const char *s)
 	json__string(f, s, true);
 }
 
-static void json_frames(FILE *f, const struct report_frame *frames, size_t n,
+/* Frames @from .. @to of @s as a JSON array. */
+static void json_frames(FILE *f, const struct report_stack *s, size_t from, size_t to,
 			const struct frame_label_opts *lo)
 {
 	char buf[FRAME_LABEL_MAX];
 	size_t i;
 
 	fputc('[', f);
-	for (i = 0; i < n; i++) {
-		if (i)
+	for (i = from; i < to; i++) {
+		if (i > from)
 			fputc(',', f);
-		json_string(f, frame_label(&frames[i], lo, buf, sizeof(buf)));
+		json_string(f, frame_label(report_stack__frame(s, i), lo, buf, sizeof(buf)));
 	}
 	fputc(']', f);
 }
@@ -53,8 +54,8 @@ void out_json_event(FILE *f, double time_s, const char *probe, const struct repo
 	fprintf(f, ",\"pid\":%d,\"tid\":%d,\"cpu\":%d,\"probe\":", s->pid, s->tid, s->cpu);
 	json_string(f, probe);
 	fputs(",\"kernel\":", f);
-	json_frames(f, s->frames, s->nk, lo);
+	json_frames(f, s, 0, s->nk, lo);
 	fputs(",\"user\":", f);
-	json_frames(f, s->frames + s->nk, s->nu, lo);
+	json_frames(f, s, s->nk, s->nk + s->nu, lo);
 	fputs("}\n", f);
 }

@@ -23,8 +23,8 @@ static void perf_script__dso(FILE *f, const struct report_frame *fr)
  */
 static void perf_script__frame(FILE *f, const struct report_stack *s, size_t i)
 {
-	const struct report_frame *fr = &s->frames[i];
-	uint64_t addr = frame_pc(s->frames, s->nk + s->nu, i);
+	const struct report_frame *fr = report_stack__frame(s, i);
+	uint64_t addr = frame_pc(s, i);
 
 	fprintf(f, "\t%16llx ", (unsigned long long)addr);
 	if (fr->flags & REPORT_FRAME_HAS_SYM)

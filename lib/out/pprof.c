@@ -164,17 +164,18 @@ static uint64_t pp__mapping(struct pp *p, const struct report_frame *fr, uint64_
 }
 
 /*
- * The location of frames[0 .. n): inline frames first, then the frame they
- * were inlined into, which gives the address. Return: its id (0: no memory).
+ * The location of frames @at .. @at + @n of @s: inline frames first, then
+ * the frame they were inlined into, which gives the address. Return: its id
+ * (0: no memory).
  */
-static uint64_t pp__location(struct pp *p, const struct report_frame *fr, size_t n)
+static uint64_t pp__location(struct pp *p, const struct report_stack *s, size_t at, size_t n)
 {
 	struct pp_loc_key { uint64_t mapping, addr; const void *lines[]; } *key;
 	size_t i, len = sizeof(*key) + n * 3 * sizeof(void *);
 	uint64_t mapping, addr, id;
 	bool is_new;
 
-	mapping = pp__mapping(p, &fr[n - 1], &addr);
+	mapping = pp__mapping(p, report_stack__frame(s, at + n - 1), &addr);
 	if (mapping)
 		mapping = p->mapping[mapping - 1].id;
 	key = calloc(1, len);
@@ -185,9 +186,11 @@ static uint64_t pp__location(struct pp *p, const struct report_frame *fr, size_t
 	key->mapping = mapping;
 	key->addr = addr;
 	for (i = 0; i < n; i++) {
-		key->lines[3 * i] = fr[i].name;
-		key->lines[3 * i + 1] = fr[i].src_file;
-		key->lines[3 * i + 2] = (const void *)(uintptr_t)fr[i].line;
+		const struct report_frame *fr = report_stack__frame(s, at + i);
+
+		key->lines[3 * i] = fr->name;
+		key->lines[3 * i + 1] = fr->src_file;
+		key->lines[3 * i + 2] = (const void *)(uintptr_t)fr->line;
 	}
 	id = pp__id(p, p->locs, key, len, &is_new);
 	free(key);
@@ -200,11 +203,12 @@ static uint64_t pp__location(struct pp *p, const struct report_frame *fr, size_t
 	pb_varint_nz(&p->loc, LO_MAPPING, mapping);
 	pb_varint_nz(&p->loc, LO_ADDRESS, addr);
 	for (i = 0; i < n; i++) {
-		uint64_t fn = pp__function(p, &fr[i]);
+		const struct report_frame *fr = report_stack__frame(s, at + i);
+		uint64_t fn = pp__function(p, fr);
 
 		pb_reset(&p->sub);
 		pb_varint(&p->sub, LI_FUNCTION, fn);
-		pb_varint_nz(&p->sub, LI_LINE, fr[i].line);
+		pb_varint_nz(&p->sub, LI_LINE, fr->line);
 		pb_message(&p->loc, LO_LINE, &p->sub);
 	}
 	pb_message(&p->out, PF_LOCATION, &p->loc);
@@ -247,9 +251,9 @@ static void pp__sample(struct pp *p, const struct report_stack *s, const struct 
 	}
 	for (i = 0; i < n; i = j + 1) {
 		/* Inline frames belong to the location of the frame that follows them. */
-		for (j = i; j + 1 < n && s->frames[j].kind == REPORT_FRAME_INLINE; j++)
+		for (j = i; j + 1 < n && report_stack__frame(s, j)->kind == REPORT_FRAME_INLINE; j++)
 			;
-		p->ids[nids++] = pp__location(p, &s->frames[i], j - i + 1);
+		p->ids[nids++] = pp__location(p, s, i, j - i + 1);
 	}
 	pb_reset(&p->msg);
 	pb_packed(&p->msg, SA_LOCATION, p->ids, nids);
@@ -290,7 +294,7 @@ static void pp__order_mappings(struct pp *p, struct report_stack **v, size_t n)
 
 	for (i = 0; i < n && !p->err; i++)
 		for (j = 0; j < v[i]->nk + v[i]->nu; j++)
-			pp__mapping(p, &v[i]->frames[j], &addr);
+			pp__mapping(p, report_stack__frame(v[i], j), &addr);
 	p->byid = calloc(p->nmap + 1, sizeof(*p->byid));
 	if (!p->byid) {
 		p->err = -ENOMEM;

@@ -81,7 +81,7 @@ static void ss__frames(struct ss *s, FILE *f)
 	for (i = 0, total = 0; i < s->n && !s->err; i++) {
 		s->off[i] = total;
 		for (j = 0; j < s->v[i]->nk + s->v[i]->nu; j++)
-			s->frame_of[total++] = ss__frame(s, f, &s->v[i]->frames[j], &first);
+			s->frame_of[total++] = ss__frame(s, f, report_stack__frame(s->v[i], j), &first);
 	}
 	fputs("]},\n", f);
 }

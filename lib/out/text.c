@@ -10,7 +10,7 @@ void out_text_frames(FILE *f, const struct report_stack *s, const struct text_op
 	for (i = 0; i < s->nk + s->nu; i++) {
 		if (i == s->nk && o->delimiter && s->nk && s->nu)
 			fprintf(f, "    --\n");
-		fprintf(f, "  %s\n", frame_label(&s->frames[i], &o->label, buf, sizeof(buf)));
+		fprintf(f, "  %s\n", frame_label(report_stack__frame(s, i), &o->label, buf, sizeof(buf)));
 	}
 }
 
@@ -33,7 +33,10 @@ void out_text(FILE *f, struct report *r, const struct text_opts *o)
 	size_t n, i;
 
 	v = report__sorted(r, &n);
-	for (i = 0; v && i < n; i++)
+	for (i = 0; v && i < n; i++) {
+		if (i + 1 < n)
+			report_stack__prefetch(v[i + 1]);
 		out_text_stack(f, v[i], o);
+	}
 	fflush(f);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/report/frame_table.h"
 #include "lib/report/report.h"
 #include "lib/stack/store.h"
 #include "lib/util/arena.h"
@@ -30,6 +31,7 @@ struct report {
 	struct stack_store *strs;  /* interned strings: key = the bytes with their NUL */
 	struct stack_store *index; /* merge key -> struct report_stack */
 	struct arena stacks;       /* the report_stacks: freed together by report__clear() */
+	struct frame_table frames; /* the distinct frames: stacks hold their indexes */
 	struct report_stack **sorted;
 	struct report_frame *own; /* report__add()'s scratch: the frames, strings interned */
 	struct report_key *key;   /* and their merge key */
@@ -47,7 +49,7 @@ struct report *report__new(unsigned flags)
 	r->strs = stack_store__new();
 	r->index = stack_store__new();
 	r->icache = calloc(REPORT_ICACHE, sizeof(*r->icache));
-	if (!r->strs || !r->index || !r->icache) {
+	if (!r->strs || !r->index || !r->icache || frame_table__init(&r->frames)) {
 		report__free(r);
 		return NULL;
 	}
@@ -206,14 +208,19 @@ static struct report_stack *report__stack_new(struct report *r, int pid, const c
 					      const struct report_frame *frames, size_t nk,
 					      size_t nu)
 {
-	/* One block: the frames (and a zeroed one past the end) follow the stack. */
-	struct report_stack *s = arena__alloc(&r->stacks,
-					      sizeof(*s) + (nk + nu + 1) * sizeof(*s->frames));
+	/* One block: the frame indexes follow the stack. */
+	struct report_stack *s = arena__alloc(&r->stacks, sizeof(*s) + (nk + nu) * sizeof(*s->fi));
+	uint32_t *fi;
+	size_t i;
 
 	if (!s)
 		return NULL;
-	s->frames = (struct report_frame *)(s + 1);
-	memcpy(s->frames, frames, (nk + nu) * sizeof(*frames));
+	fi = (uint32_t *)(s + 1);
+	for (i = 0; i < nk + nu; i++)
+		if (frame_table__index(&r->frames, &frames[i], &fi[i]))
+			return NULL; /* the block stays in the arena until the report is cleared */
+	s->frames = (const struct report_frame *const *)&r->frames.v;
+	s->fi = fi;
 	s->pid = pid;
 	s->tid = -1;
 	s->cpu = -1;
@@ -333,15 +340,40 @@ static int report__rank_strings(struct report *r)
 	return 0;
 }
 
-static int report__cmp_frames(const struct report_stack *a, const struct report_stack *b)
+/*
+ * The rank of each frame's name, by frame index: the sort reads a small
+ * array where it read the frame, then the string's entry, two misses in
+ * tables of megabytes. Return: it (malloc'ed), or NULL (ENOMEM).
+ */
+static uint32_t *report__frame_ranks(const struct report *r)
+{
+	uint32_t *rank = malloc((r->frames.n + 1) * sizeof(*rank));
+	size_t i;
+
+	if (!rank || stack_store__len(r->strs) > UINT32_MAX) {
+		free(rank);
+		return NULL;
+	}
+	for (i = 0; i < r->frames.n; i++)
+		rank[i] = (uint32_t)report__rank(r->frames.v[i].name);
+	return rank;
+}
+
+/* Frames by their names' ranks (@rank: report__frame_ranks()), then addresses. */
+static int report__cmp_frames(const struct report_stack *a, const struct report_stack *b,
+			      const uint32_t *rank)
 {
 	size_t na = a->nk + a->nu, nb = b->nk + b->nu, i;
 
 	for (i = 0; i < na && i < nb; i++) {
-		if (a->frames[i].name != b->frames[i].name)
-			return report__rank(a->frames[i].name) < report__rank(b->frames[i].name) ? -1 : 1;
-		if (a->frames[i].addr != b->frames[i].addr)
-			return a->frames[i].addr < b->frames[i].addr ? -1 : 1;
+		uint32_t ia = a->fi[i], ib = b->fi[i];
+
+		if (ia == ib)
+			continue; /* one entry of the frame table */
+		if (rank[ia] != rank[ib])
+			return rank[ia] < rank[ib] ? -1 : 1;
+		if (report_stack__frame(a, i)->addr != report_stack__frame(b, i)->addr)
+			return report_stack__frame(a, i)->addr < report_stack__frame(b, i)->addr ? -1 : 1;
 	}
 	if (na != nb)
 		return na < nb ? -1 : 1;
@@ -361,7 +393,7 @@ struct report_sort_item {
 	struct report_stack *s;
 };
 
-static int report__cmp(const void *pa, const void *pb)
+static int report__cmp(const void *pa, const void *pb, void *rank)
 {
 	const struct report_sort_item *a = pa, *b = pb;
 	int c;
@@ -370,7 +402,7 @@ static int report__cmp(const void *pa, const void *pb)
 		return a->count < b->count ? -1 : 1;
 	if (a->weight != b->weight)
 		return a->weight < b->weight ? -1 : 1;
-	c = report__cmp_frames(a->s, b->s);
+	c = report__cmp_frames(a->s, b->s, rank);
 	if (c)
 		return c;
 	return a->at < b->at ? -1 : a->at > b->at;
@@ -380,18 +412,22 @@ static int report__cmp(const void *pa, const void *pb)
 static int report__sort(struct report *r, struct stack_entry **e, size_t n)
 {
 	struct report_sort_item *v = malloc(n * sizeof(*v));
+	uint32_t *rank = NULL;
 	size_t i;
 
 	r->sorted = malloc(n * sizeof(*r->sorted));
-	if (!v || !r->sorted || report__rank_strings(r)) {
+	if (v && r->sorted && !report__rank_strings(r))
+		rank = report__frame_ranks(r);
+	if (!rank) {
 		free(v);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
 		v[i] = (struct report_sort_item){ e[i]->count, e[i]->weight, i, e[i]->data };
-	qsort(v, n, sizeof(*v), report__cmp);
+	qsort_r(v, n, sizeof(*v), report__cmp, rank);
 	for (i = 0; i < n; i++)
 		r->sorted[i] = v[i].s;
+	free(rank);
 	free(v);
 	return 0;
 }
@@ -417,6 +453,7 @@ void report__clear(struct report *r)
 	arena__reset(&r->stacks);
 	stack_store__clear(r->index);
 	stack_store__clear(r->strs);
+	frame_table__clear(&r->frames);
 	memset(r->icache, 0, REPORT_ICACHE * sizeof(*r->icache));
 	free(r->sorted);
 	r->sorted = NULL;
@@ -426,13 +463,14 @@ void report__free(struct report *r)
 {
 	if (!r)
 		return;
-	if (r->index && r->strs && r->icache)
+	if (r->index && r->strs && r->icache && r->frames.slots)
 		report__clear(r);
 	free(r->icache);
 	free(r->own);
 	free(r->key);
 	stack_store__free(r->index);
 	stack_store__free(r->strs);
+	frame_table__fini(&r->frames);
 	free(r->event);
 	free(r);
 }

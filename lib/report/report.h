@@ -13,7 +13,9 @@
  * Stacks whose frames read the same are one stack. What "the same" means is
  * chosen per report: names and kinds always; the process when split by
  * process; the address with -v; source lines when they are shown. Strings
- * are interned, so within one report two equal strings are one pointer.
+ * are interned, so within one report two equal strings are one pointer;
+ * frames too: two frames of a report equal in every field are one entry of
+ * its frame table, which report_stack__frame() points into.
  */
 #ifndef ST_REPORT_H
 #define ST_REPORT_H
@@ -54,12 +56,42 @@ struct report_stack {
 	int tid, cpu;         /* one event's (snoop); -1 in merged reports */
 	uint64_t ts;          /* one event's time, ns (bpf_ktime_get_ns); 0 in merged reports */
 	char comm[ST_COMM_LEN];
-	size_t nk, nu;        /* frames[0 .. nk) kernel, then nu user; innermost first */
-	struct report_frame *frames;
+	size_t nk, nu;        /* frames 0 .. nk kernel, then nu user; innermost first */
+	/*
+	 * Read through report_stack__frame(). In a report, fi holds nk + nu
+	 * indexes into the report's table of distinct frames (*frames, which
+	 * moves as it grows): a system-wide report repeats each frame some
+	 * twenty times, and 64 bytes a copy was most of its memory. One event
+	 * outside a report (snoop) has fi NULL and its frames in order at
+	 * *frames.
+	 */
+	const struct report_frame *const *frames;
+	const uint32_t *fi;
 	uint64_t count;       /* events, samples or blocks merged here */
 	uint64_t weight;      /* in the report's weight unit (report_info) */
 	unsigned flags;       /* ST_EV_* seen on any merged event */
 };
+
+/** report_stack__frame() - Return: frame @i (< nk + nu) of @s, innermost first. */
+static inline const struct report_frame *report_stack__frame(const struct report_stack *s,
+							     size_t i)
+{
+	return s->fi ? &(*s->frames)[s->fi[i]] : &(*s->frames)[i];
+}
+
+/**
+ * report_stack__prefetch() - start loading the frames of @s, which lie
+ * scattered over the report's frame table: a writer going through stacks
+ * one by one calls it on the next stack while it writes this one, so the
+ * loads overlap instead of stalling one after another.
+ */
+static inline void report_stack__prefetch(const struct report_stack *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nk + s->nu; i++)
+		__builtin_prefetch(report_stack__frame(s, i));
+}
 
 /* report__new() flags: what keeps two stacks apart besides their frames' names. */
 #define REPORT_BY_PID (1u << 0) /* the process (pid and comm) */

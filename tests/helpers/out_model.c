@@ -124,7 +124,7 @@ static struct report_stack model_event(const struct model_stack *m)
 {
 	struct report_stack s = {
 		.pid = m->pid, .tid = m->tid, .cpu = m->cpu, .ts = m->ts, .nk = m->nk, .nu = m->nu,
-		.frames = (struct report_frame *)m->frames, .count = 1, .weight = 1,
+		.frames = &m->frames, .count = 1, .weight = 1,
 	};
 
 	snprintf(s.comm, sizeof(s.comm), "%s", m->comm);

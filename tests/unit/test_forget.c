@@ -53,8 +53,8 @@ static const struct report_stack *find(struct report_stack **v, size_t n, int pi
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (v[i]->pid == pid && v[i]->nu >= 1 && v[i]->frames[0].module &&
-		    !strcmp(v[i]->frames[0].module, module))
+		if (v[i]->pid == pid && v[i]->nu >= 1 && report_stack__frame(v[i], 0)->module &&
+		    !strcmp(report_stack__frame(v[i], 0)->module, module))
 			return v[i];
 	return NULL;
 }
@@ -104,14 +104,14 @@ static void check_forget(struct proc_registry *r, struct raw_stacks *rs, struct 
 	v = report__sorted(rep, &n);
 	CHECK_EQ_U64(n, 3);
 	s = find(v, n, p, m->path);
-	CHECK(s && s->count == 1 && !strcmp(s->frames[0].name, "forget_target") &&
-	      s->frames[0].file_off == off);
+	CHECK(s && s->count == 1 && !strcmp(report_stack__frame(s, 0)->name, "forget_target") &&
+	      report_stack__frame(s, 0)->file_off == off);
 	s = find(v, n, p, "/nonexistent/libother.so");
 	snprintf(other, sizeof(other), "[unknown] (libother.so+%#llx)", (unsigned long long)off);
-	CHECK(s && s->count == 2 && !strcmp(s->frames[0].name, other) &&
-	      s->frames[0].file_off == off);
+	CHECK(s && s->count == 2 && !strcmp(report_stack__frame(s, 0)->name, other) &&
+	      report_stack__frame(s, 0)->file_off == off);
 	s = find(v, n, q, m->path);
-	CHECK(s && s->count == 1 && !strcmp(s->frames[0].name, "forget_target"));
+	CHECK(s && s->count == 1 && !strcmp(report_stack__frame(s, 0)->name, "forget_target"));
 	report__free(rep);
 }
 

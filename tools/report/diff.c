@@ -12,6 +12,7 @@
 
 #include "lib/out/render.h"
 #include "lib/report/report.h"
+#include "lib/util/grow.h"
 #include "tools/report/report.h"
 
 struct diff_side {
@@ -19,7 +20,22 @@ struct diff_side {
 	struct report *r;          /* what the command rendered, copied */
 	struct flamegraph_opts fg; /* how it would have drawn its flame graph */
 	char command[32];
+	struct report_frame *row; /* diff__add()'s scratch */
+	size_t row_cap;
 };
+
+/* @s of another report added to @d's, its frames gathered in a row (report__add() takes one). */
+static int diff__add(struct diff_side *d, const struct report_stack *s)
+{
+	size_t i, n = s->nk + s->nu;
+
+	if (array_reserve((void **)&d->row, &d->row_cap, n, sizeof(*d->row)))
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		d->row[i] = *report_stack__frame(s, i);
+	return report__add(d->r, s->pid, s->comm, d->row, s->nk, s->nu, s->count, s->weight,
+			   s->flags);
+}
 
 /* The command's report, copied: the command frees its own when out_render() returns. */
 static int diff__capture(void *ctx, struct report *r, const struct out_opts *o)
@@ -37,8 +53,7 @@ static int diff__capture(void *ctx, struct report *r, const struct out_opts *o)
 	d->fg = o->flamegraph;
 	v = report__sorted(r, &n);
 	for (i = 0; v && i < n && !err; i++)
-		err = report__add(d->r, v[i]->pid, v[i]->comm, v[i]->frames, v[i]->nk, v[i]->nu,
-				  v[i]->count, v[i]->weight, v[i]->flags);
+		err = diff__add(d, v[i]);
 	return err;
 }
 
@@ -128,5 +143,7 @@ int report__diff(const struct report_args *a)
 		ret = 1;
 	report__free(before.r);
 	report__free(after.r);
+	free(before.row);
+	free(after.row);
 	return ret;
 }

@@ -85,9 +85,10 @@ static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 
 static int snoop_print(struct snoop *s, const struct st_event *ev, struct event_frames *ef)
 {
+	const struct report_frame *frames = ef->v;
 	struct report_stack rs = {
 		.pid = ev->pid, .tid = ev->tid, .cpu = ev->cpu, .ts = ev->ts,
-		.nk = ef->nk, .nu = ef->nu, .frames = ef->v, .count = 1, .weight = ev->weight,
+		.nk = ef->nk, .nu = ef->nu, .frames = &frames, .count = 1, .weight = ev->weight,
 		.flags = ev->flags,
 	};
 	struct text_opts to = { .delimiter = s->delimiter, .label.addrs = s->run.common.addrs,
