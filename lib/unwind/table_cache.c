@@ -343,32 +343,32 @@ static void tc__damaged(const char *path, const char *why)
 }
 
 /*
- * Rows of a table this large (TABLE_CACHE_MAP_MIN) are read in place from the file, mapped
- * read-only: once copied into the BPF row map only the pages the
- * user-space unwinder's lookups touch come back (unwind_table__drop_pages()),
- * where a copy kept every row in memory (libLLVM's and libclang-cpp's were
- * 16 MB while a clang ran) and the read made it twice over. Smaller
- * tables are copied: a mapping each would only add to the process's VMAs.
- * The file is never changed in place (saves rename a new one over it, the
- * trim unlinks), so the mapping keeps the rows that were checked.
+ * The rows of a file of TABLE_CACHE_MAP_MIN bytes or more are read in place,
+ * the file mapped read-only: once they are copied into the BPF row map only
+ * the pages the user-space unwinder's lookups touch come back
+ * (unwind_table__drop_pages()), where a copy kept every row in memory
+ * (libLLVM's and libclang-cpp's were 16 MB while a clang ran) and the read
+ * made it twice over. Smaller tables are copied: a mapping each would only
+ * add to the process's VMAs; so is a file that cannot be mapped. The file is
+ * never changed in place (a save renames a new one over it, the trim
+ * unlinks), so the mapping keeps the rows that were checked.
+ *
+ * Return: 0 or -errno.
  */
-
-/* @fd's table into @t: mapped (t->rows_map) when large, else copied. Return: 0 or -errno. */
 static int tc__read(int fd, const struct table_key *key, struct unwind_table *t, char *why,
 		    size_t wl)
 {
 	struct stat st;
 	size_t len = 0;
-	void *buf = NULL;
+	void *buf = MAP_FAILED;
 	int err = tc__check_file(fd, &st, why, wl);
 
 	if (err)
 		return err;
-	if ((uint64_t)st.st_size >= TABLE_CACHE_MAP_MIN) {
+	if ((uint64_t)st.st_size >= TABLE_CACHE_MAP_MIN)
+		buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (buf != MAP_FAILED) {
 		len = (size_t)st.st_size;
-		buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (buf == MAP_FAILED)
-			return -errno;
 		err = table_file__decode_in_place(buf, len, key, t, why, wl);
 		if (err) {
 			munmap(buf, len);
@@ -378,6 +378,7 @@ static int tc__read(int fd, const struct table_key *key, struct unwind_table *t,
 		t->rows_map_len = len;
 		return 0;
 	}
+	buf = NULL;
 	err = tc__slurp(fd, &st, &buf, &len, why, wl);
 	if (!err)
 		err = table_file__decode(buf, len, key, t, why, wl);
