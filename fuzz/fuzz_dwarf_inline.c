@@ -49,10 +49,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
 	di = dw ? dwarf_inline__new(dw, "fuzz") : NULL;
 	if (di) {
-		dwarf_inline__batch(di, addrs, n, consume, NULL);
+		dwarf_inline__batch(di, addrs, n, true, consume, NULL);
 		for (i = 0; i < n; i++)
 			rev[i] = addrs[n - 1 - i];
-		dwarf_inline__batch(di, rev, n, consume, NULL);
+		dwarf_inline__batch(di, rev, n, false, consume, NULL);
 	}
 	dwarf_inline__free(di);
 	dwarf_end(dw);

@@ -103,6 +103,26 @@ uint64_t capture_agg_auto(uint64_t mem_bytes)
 	return n < AGG_AUTO_MIN ? AGG_AUTO_MIN : n > AGG_AUTO_MAX ? AGG_AUTO_MAX : n;
 }
 
+/*
+ * Every read of the counts (each settling of exited processes, at least once
+ * a second) walks all the buckets of the hash, a power of two above its
+ * bound, however few counts it holds: 262,144 buckets on 24 GiB took a
+ * quarter of a system-wide profile's own CPU. A tool at a fixed rate cannot
+ * make more new counts than events: a minute's worth, all distinct, is
+ * ample, and a map that fills only sends new stacks as records (exact).
+ */
+#define AGG_RATE_SECS 60ull
+
+uint64_t capture_agg_rate(uint64_t mem_bytes, int ncpus, uint64_t hz)
+{
+	uint64_t cap = capture_agg_auto(mem_bytes), n;
+
+	if (!hz || ncpus <= 0 || hz > cap / (uint64_t)ncpus / AGG_RATE_SECS)
+		return cap;
+	n = (uint64_t)ncpus * hz * AGG_RATE_SECS;
+	return n < AGG_AUTO_MIN ? AGG_AUTO_MIN : n;
+}
+
 static uint64_t capture__mem_bytes(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
@@ -152,7 +172,7 @@ int capture_maps_size(struct bpf_object *obj, const struct st_common_opts *o)
 				      capture_procs_auto(capture__mem_bytes()));
 	if (!err && bpf_object__find_map_by_name(obj, "st_agg_stacks"))
 		err = agg_size(obj, o->agg_entries ? o->agg_entries :
-					 capture_agg_auto(capture__mem_bytes()));
+					 capture_agg_rate(capture__mem_bytes(), ncpus, o->event_hz));
 	if (!err)
 		err = capture__walk_cache_maps(obj, o);
 	if (err)

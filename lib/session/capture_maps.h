@@ -32,6 +32,16 @@ uint64_t capture_procs_auto(uint64_t mem_bytes);
 uint64_t capture_agg_auto(uint64_t mem_bytes);
 
 /**
+ * capture_agg_rate() - the same for a tool whose events come at a known
+ * rate (@hz a second on each of @ncpus, profile -F): a minute of events,
+ * all distinct, at least capture_agg_auto()'s floor, at most its figure.
+ * 0 for @hz: capture_agg_auto().
+ *
+ * Return: entries.
+ */
+uint64_t capture_agg_rate(uint64_t mem_bytes, int ncpus, uint64_t hz);
+
+/**
  * capture_map_bytes() - the kernel's figure of the memory of the map @fd:
  * "memlock:" of its fdinfo (a hash without prealloc: its entries in use).
  *

@@ -124,9 +124,14 @@ static const struct unwind_table *run__table(void *ctx, int pid, const struct pr
 	built = ef && elf_file__part(ef, ELF_PART_UNWIND);
 	t = ef ? unwind_table__of(ef) : NULL;
 
-	/* Reading .eh_frame touched the file's pages: the table is all that is needed now. */
-	if (ef && !built)
+	/*
+	 * Reading .eh_frame touched the file's pages: the table is all that is
+	 * needed now; and its checks touched every page of mapped rows.
+	 */
+	if (ef && !built) {
 		elf_file__drop_pages(ef);
+		unwind_table__drop_pages(t);
+	}
 	return t;
 }
 

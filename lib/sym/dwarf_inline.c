@@ -168,8 +168,15 @@ static void dwi__build_unit(const struct dwarf_inline *di, struct dwi_unit *u)
 	u->no_lines = a && !u->comp_dir;
 }
 
+/*
+ * Without @lines the unit's line table is never read: libdw keeps every
+ * table it read until the end (~29 MB for a system-wide profile's files),
+ * and without --lines nothing shows what it says. The frames are the same
+ * but for their places, and a pc no function covers gives none instead of
+ * a nameless one (which names nothing either way).
+ */
 static size_t dwi__frames(const struct dwarf_inline *di, struct dwi_unit *u, uint64_t addr,
-			  struct dwarf_frame *out, size_t max)
+			  bool lines, struct dwarf_frame *out, size_t max)
 {
 	struct dwarf_scopes *s = &u->scopes;
 	const struct dwarf_scope *sc;
@@ -181,7 +188,7 @@ static size_t dwi__frames(const struct dwarf_inline *di, struct dwi_unit *u, uin
 		dwi__build_unit(di, u);
 	memset(out, 0, sizeof(*out));
 	out->comp_dir = u->comp_dir;
-	has_line = dwi__line(u, addr, out);
+	has_line = lines && dwi__line(u, addr, out);
 	i = dwarf_scopes__find(s, addr);
 	if (i < 0)
 		return has_line ? 1 : 0;
@@ -195,25 +202,33 @@ static size_t dwi__frames(const struct dwarf_inline *di, struct dwi_unit *u, uin
 		n++;
 		memset(&out[n], 0, sizeof(out[n]));
 		out[n].comp_dir = u->comp_dir;
-		out[n].file = dwi__file(u, sc->call_file);
-		out[n].line = sc->call_line;
-		out[n].column = sc->call_column;
+		if (lines) {
+			out[n].file = dwi__file(u, sc->call_file);
+			out[n].line = sc->call_line;
+			out[n].column = sc->call_column;
+		}
 		i = sc->parent;
 	}
 }
 
-size_t dwarf_inline__lookup(struct dwarf_inline *di, uint64_t addr, struct dwarf_frame *out,
-			    size_t max)
+static size_t dwi__lookup(struct dwarf_inline *di, uint64_t addr, bool lines,
+			  struct dwarf_frame *out, size_t max)
 {
 	struct dwi_unit *u;
 
 	if (!max)
 		return 0;
 	u = dwi__unit(di, addr);
-	return u ? dwi__frames(di, u, addr, out, max) : 0;
+	return u ? dwi__frames(di, u, addr, lines, out, max) : 0;
 }
 
-int dwarf_inline__batch(struct dwarf_inline *di, const uint64_t *addrs, size_t n,
+size_t dwarf_inline__lookup(struct dwarf_inline *di, uint64_t addr, struct dwarf_frame *out,
+			    size_t max)
+{
+	return dwi__lookup(di, addr, true, out, max);
+}
+
+int dwarf_inline__batch(struct dwarf_inline *di, const uint64_t *addrs, size_t n, bool lines,
 			dwarf_inline_cb cb, void *ctx)
 {
 	struct dwarf_frame frames[DWARF_INLINE_MAX_FRAMES];
@@ -221,7 +236,7 @@ int dwarf_inline__batch(struct dwarf_inline *di, const uint64_t *addrs, size_t n
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		nf = dwarf_inline__lookup(di, addrs[i], frames, DWARF_INLINE_MAX_FRAMES);
+		nf = dwi__lookup(di, addrs[i], lines, frames, DWARF_INLINE_MAX_FRAMES);
 		ret = cb(ctx, i, frames, nf);
 		if (ret)
 			return ret;

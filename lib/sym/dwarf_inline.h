@@ -95,11 +95,14 @@ typedef int (*dwarf_inline_cb)(void *ctx, size_t idx, const struct dwarf_frame *
  * dwarf_inline__batch() - the frames of many addresses.
  * @addrs: link-time addresses, sorted ascending for speed (any order is answered right)
  * @n:     how many
+ * @lines: also their files, lines and columns; without, no line table is
+ *         read (libdw keeps each one it reads until dwarf_end()), the frames
+ *         have no place, and an address no function covers gets no frame
  * @cb:    called once per address, in order
  *
  * Return: 0, or the first non-zero value @cb returned.
  */
-int dwarf_inline__batch(struct dwarf_inline *di, const uint64_t *addrs, size_t n,
+int dwarf_inline__batch(struct dwarf_inline *di, const uint64_t *addrs, size_t n, bool lines,
 			dwarf_inline_cb cb, void *ctx);
 
 /** dwarf_inline__nr_units() - Return: the units with code found in the DWARF. */

@@ -423,7 +423,7 @@ static int name__dwarf_batch(struct symbolizer *sz, struct elf_file *file, struc
 		which[k++] = (uint32_t)i;
 	}
 	st.which = which;
-	err = dwarf_inline__batch(di, addrs, k, name__dwarf_cb, &st);
+	err = dwarf_inline__batch(di, addrs, k, sz->opts.lines, name__dwarf_cb, &st);
 out:
 	free(addrs);
 	free(which);

@@ -166,10 +166,12 @@ static void tables__release(struct bpf_tables *t, const struct unwind_table *ut)
 }
 
 /*
- * Tables no live process maps stay built while their rows add up to at most
- * BPF_TABLES_IDLE_ROWS: short-lived processes run the same few programs
- * again and again, and building a table costs far more than keeping it.
- * Beyond that the least recently used go (built again when mapped again).
+ * Tables no live process maps stay built while their rows in memory add up
+ * to at most BPF_TABLES_IDLE_ROWS: short-lived processes run the same few
+ * programs again and again, and building a table costs far more than
+ * keeping it. Beyond that the least recently used go (built again when
+ * mapped again). Rows read in place from the cache file count for nothing:
+ * a clang run after run kept loading libLLVM's and libclang-cpp's 2M rows.
  */
 static void tables__idle(struct bpf_tables *t, const struct unwind_table *ut)
 {
@@ -185,11 +187,11 @@ static void tables__idle(struct bpf_tables *t, const struct unwind_table *ut)
 		t->idle_cap = cap;
 	}
 	t->idle[t->nidle++] = ut;
-	t->idle_rows += ut->rows.n;
+	t->idle_rows += unwind_table__heap_rows(ut);
 	while (t->idle_rows > BPF_TABLES_IDLE_ROWS && t->nidle) {
 		const struct unwind_table *old = t->idle[0];
 
-		t->idle_rows -= old->rows.n;
+		t->idle_rows -= unwind_table__heap_rows(old);
 		memmove(t->idle, t->idle + 1, --t->nidle * sizeof(*t->idle));
 		t->st.tables_released++;
 		tables__release(t, old);
@@ -222,7 +224,7 @@ static void tables__unidle(struct bpf_tables *t, const struct unwind_table *ut)
 
 	for (i = t->nidle; i-- > 0;) {
 		if (t->idle[i] == ut) {
-			t->idle_rows -= ut->rows.n;
+			t->idle_rows -= unwind_table__heap_rows(ut);
 			memmove(&t->idle[i], &t->idle[i + 1], (--t->nidle - i) * sizeof(*t->idle));
 			return;
 		}
@@ -353,6 +355,8 @@ static void tables__place(struct bpf_tables *t, struct loaded_file *f)
 	t->st.files++;
 out:
 	page_index__release(&ix);
+	/* The BPF walker has its copy: mapped rows leave memory until a copy's walk reads some. */
+	unwind_table__drop_pages(ut);
 }
 
 /* The loaded file of @ut, its rows copied into st_urows the first time. */

@@ -35,8 +35,9 @@ struct bpf_tables;
  */
 #define BPF_TABLES_FILE_SHARE 4
 /*
- * Rows of the tables (in user memory) kept built after no live process maps
- * their file, for the next run of the same program: 8 MiB.
+ * Rows of the tables (in user memory: not those read in place from the
+ * table cache) kept built after no live process maps their file, for the
+ * next run of the same program: 8 MiB.
  */
 #define BPF_TABLES_IDLE_ROWS (1u << 20)
 

@@ -185,6 +185,13 @@ enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const st
 	}
 	copy__tables(cu, pid, p);
 	stop = unwinder__walk_opts(p->maps, p->n, &regs, &stack, &cu->opts, cu->frames, max, n);
+	/*
+	 * The rows a walk read leave memory again: the page cache maps a
+	 * table file in large folios, so a handful of lookups brought
+	 * megabytes of it back (libLLVM's 8 MiB for each clang met).
+	 */
+	for (i = 0; i < p->n; i++)
+		unwind_table__drop_pages(p->maps[i].table);
 	/* The BPF walker's marks (bpf/record.h): frame 0 is exact by position and unmarked. */
 	for (i = 0; i < *n; i++)
 		out[i] = cu->frames[i].addr | (i && cu->frames[i].exact ? ST_FRAME_EXACT : 0) |

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -135,8 +136,9 @@ static int table__fill(struct elf_file *ef, struct unwind_table *t)
 	if (err)
 		return err;
 	table__coverage(elf_file__elf(ef), t);
-	if (cacheable)
-		table_cache__save(&key, t);
+	/* Saved: the rows are read back mapped, so the built copy can go (table_cache__load()). */
+	if (cacheable && !table_cache__save(&key, t))
+		table_cache__remap(&key, t);
 	return 0;
 }
 
@@ -212,10 +214,22 @@ struct unwind_table *unwind_table__build(const char *path)
 	return table__build_owned(elf_file__open(path));
 }
 
+void unwind_table__drop_pages(const struct unwind_table *t)
+{
+	if (!t || !t->rows_map)
+		return;
+	/* Our own read-only private mapping of a file: DONTNEED only unmaps, nothing is lost. */
+	madvise(t->rows_map, t->rows_map_len, MADV_DONTNEED);
+}
+
 void unwind_table__free(struct unwind_table *t)
 {
 	if (!t)
 		return;
+	if (t->rows_map) {
+		munmap(t->rows_map, t->rows_map_len);
+		t->rows.rows = NULL; /* they were the mapping's */
+	}
 	unwind_rows__release(&t->rows);
 	free(t->spans);
 	free(t->segs);

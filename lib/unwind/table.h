@@ -50,6 +50,8 @@ struct unwind_table {
 	uint64_t base;   /* lowest executable PT_LOAD vaddr; row pc = vaddr - base */
 	enum unwind_source source; /* the first source (by precedence) that gave rows */
 	struct unwind_rows rows; /* finished: sorted, merged; includes unsupported counts */
+	void *rows_map;          /* the cache file @rows point into, mapped read-only; NULL: */
+	size_t rows_map_len;     /* @rows are malloc'ed (lib/unwind/table_cache.c) */
 	struct cfi_stats cfi;    /* of the .eh_frame and .debug_frame walks together */
 	uint64_t src_fdes[UNWIND_SRC_MAX]; /* FDEs each source gave rows for */
 	struct unwind_span *spans; /* sorted, not overlapping: which source each range is from */
@@ -94,6 +96,23 @@ struct unwind_table *unwind_table__build(const char *path);
  * Return: the table, or NULL with errno set.
  */
 struct unwind_table *unwind_table__build_fd(int fd, const char *name);
+
+/**
+ * unwind_table__drop_pages() - the pages of @t's rows leave this process's
+ * memory when they are a mapped cache file's (read again from the page
+ * cache by the next lookup): once they are copied into the BPF row map,
+ * the user-space unwinder's few lookups are all that read them.
+ */
+void unwind_table__drop_pages(const struct unwind_table *t);
+
+/**
+ * unwind_table__heap_rows() - Return: the rows @t holds in its own memory:
+ * none when they are a mapped cache file's (dropped pages cost nothing).
+ */
+static inline size_t unwind_table__heap_rows(const struct unwind_table *t)
+{
+	return t->rows_map ? 0 : t->rows.n;
+}
 
 /** unwind_table__free() - free a table; NULL is fine. */
 void unwind_table__free(struct unwind_table *t);

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -289,29 +290,35 @@ static int tc__path(const struct table_key *key, char *buf, size_t len)
 	return 0;
 }
 
-/* The whole of @fd (a regular file of ours) into a malloc'ed buffer. */
-static int tc__slurp(int fd, void **out, size_t *len, char *why, size_t wl)
+/* Is @fd a regular file of ours, of a size a table can have? Return: 0, -errno or -EINVAL. */
+static int tc__check_file(int fd, struct stat *st, char *why, size_t wl)
 {
-	struct stat st;
+	if (fstat(fd, st))
+		return -errno;
+	if (!S_ISREG(st->st_mode) || st->st_uid != geteuid()) {
+		snprintf(why, wl, "not a regular file of ours");
+		return -EINVAL;
+	}
+	if ((uint64_t)st->st_size > TC_FILE_MAX) {
+		snprintf(why, wl, "%lld bytes, more than any table", (long long)st->st_size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The whole of @fd (checked by tc__check_file()) into a malloc'ed buffer. */
+static int tc__slurp(int fd, const struct stat *st, void **out, size_t *len, char *why,
+		     size_t wl)
+{
 	size_t got = 0;
 	ssize_t n;
 	char *buf;
 
-	if (fstat(fd, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
-		snprintf(why, wl, "not a regular file of ours");
-		return -EINVAL;
-	}
-	if ((uint64_t)st.st_size > TC_FILE_MAX) {
-		snprintf(why, wl, "%lld bytes, more than any table", (long long)st.st_size);
-		return -EINVAL;
-	}
-	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	buf = malloc(st->st_size ? (size_t)st->st_size : 1);
 	if (!buf)
 		return -ENOMEM;
-	while (got < (size_t)st.st_size) {
-		n = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
+	while (got < (size_t)st->st_size) {
+		n = pread(fd, buf + got, (size_t)st->st_size - got, (off_t)got);
 		if (n <= 0) {
 			free(buf);
 			snprintf(why, wl, "read: %s", n ? strerror(errno) : "cut short");
@@ -335,27 +342,75 @@ static void tc__damaged(const char *path, const char *why)
 	tc.warned = true;
 }
 
-int table_cache__load(const struct table_key *key, struct unwind_table *t)
+/*
+ * The rows of a file of TABLE_CACHE_MAP_MIN bytes or more are read in place,
+ * the file mapped read-only: once they are copied into the BPF row map only
+ * the pages the user-space unwinder's lookups touch come back
+ * (unwind_table__drop_pages()), where a copy kept every row in memory
+ * (libLLVM's and libclang-cpp's were 16 MB while a clang ran) and the read
+ * made it twice over. Smaller tables are copied: a mapping each would only
+ * add to the process's VMAs; so is a file that cannot be mapped. The file is
+ * never changed in place (a save renames a new one over it, the trim
+ * unlinks), so the mapping keeps the rows that were checked.
+ *
+ * Return: 0 or -errno.
+ */
+static int tc__read(int fd, const struct table_key *key, struct unwind_table *t, char *why,
+		    size_t wl)
 {
-	char path[PATH_MAX], why[160] = "";
-	void *buf = NULL;
+	struct stat st;
 	size_t len = 0;
+	void *buf = MAP_FAILED;
+	int err = tc__check_file(fd, &st, why, wl);
+
+	if (err)
+		return err;
+	if ((uint64_t)st.st_size >= TABLE_CACHE_MAP_MIN)
+		buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (buf != MAP_FAILED) {
+		len = (size_t)st.st_size;
+		err = table_file__decode_in_place(buf, len, key, t, why, wl);
+		if (err) {
+			munmap(buf, len);
+			return err;
+		}
+		t->rows_map = buf;
+		t->rows_map_len = len;
+		return 0;
+	}
+	buf = NULL;
+	err = tc__slurp(fd, &st, &buf, &len, why, wl);
+	if (!err)
+		err = table_file__decode(buf, len, key, t, why, wl);
+	free(buf);
+	return err;
+}
+
+/* Opens the cache file of @key and reads it into @t. Return: as table_cache__load(). */
+static int tc__load(const struct table_key *key, struct unwind_table *t, char *path, size_t plen)
+{
+	char why[160] = "";
 	int fd, err;
 
-	if (tc.state != TC_ON || tc__path(key, path, sizeof(path)))
+	if (tc.state != TC_ON || tc__path(key, path, plen))
 		return -ENOENT;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ENOENT : (tc__damaged(path, strerror(errno)), -EINVAL);
-	err = tc__slurp(fd, &buf, &len, why, sizeof(why));
-	if (!err)
-		err = table_file__decode(buf, len, key, t, why, sizeof(why));
+	err = tc__read(fd, key, t, why, sizeof(why));
 	if (!err)
 		futimens(fd, NULL); /* used now: the last to go when the cache is trimmed */
 	close(fd);
-	free(buf);
 	if (err == -EINVAL)
 		tc__damaged(path, why);
+	return err;
+}
+
+int table_cache__load(const struct table_key *key, struct unwind_table *t)
+{
+	char path[PATH_MAX];
+	int err = tc__load(key, t, path, sizeof(path));
+
 	if (err)
 		return err;
 	tc.loaded++;
@@ -466,7 +521,7 @@ static void tc__trim(const char *keep, uint64_t size)
 	closedir(d);
 }
 
-void table_cache__save(const struct table_key *key, const struct unwind_table *t)
+int table_cache__save(const struct table_key *key, const struct unwind_table *t)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 16];
 	size_t len = 0;
@@ -474,7 +529,7 @@ void table_cache__save(const struct table_key *key, const struct unwind_table *t
 	int fd, err;
 
 	if (tc.state != TC_ON || tc__path(key, path, sizeof(path)))
-		return;
+		return -ENOENT;
 	buf = table_file__encode(t, key, &len);
 	if (buf && len > TC_FILE_MAX) {
 		free(buf);
@@ -482,8 +537,9 @@ void table_cache__save(const struct table_key *key, const struct unwind_table *t
 		errno = EFBIG; /* a reader would refuse it */
 	}
 	if (!buf) {
+		err = -errno;
 		st_info("table cache: %s: not saved: %s", t->path, strerror(errno));
-		return;
+		return err;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
 	fd = mkostemp(tmp, O_CLOEXEC);
@@ -497,12 +553,27 @@ void table_cache__save(const struct table_key *key, const struct unwind_table *t
 		if (fd >= 0)
 			unlink(tmp);
 		st_info("table cache: %s: not saved: %s", path, strerror(-err));
-		return;
+		return err;
 	}
 	tc.saved++;
 	st_info("unwind: %s: table built (%zu rows) and saved to the cache (%s)", t->path,
 		t->rows.n, path);
 	tc__trim(strrchr(path, '/') + 1, len);
+	return 0;
+}
+
+void table_cache__remap(const struct table_key *key, struct unwind_table *t)
+{
+	char path[PATH_MAX];
+
+	if (t->rows_map)
+		return;
+	/*
+	 * The same rows, checked again (a small table's copied again, a few
+	 * KiB); on any failure the built ones simply stay.
+	 */
+	if (tc__load(key, t, path, sizeof(path)))
+		st_info("table cache: %s: rows kept in memory", path);
 }
 
 void table_cache__stats(uint64_t *loaded, uint64_t *saved, uint64_t *damaged)

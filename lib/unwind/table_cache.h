@@ -14,6 +14,9 @@ struct elf_file;
 #define TABLE_CACHE_ENV_DIR "STACKTAP_CACHE_DIR"     /* a directory; empty: no cache */
 #define TABLE_CACHE_ENV_MAX "STACKTAP_CACHE_MAX_MB"  /* bound on the files (default 256) */
 
+/* A cache file this large (bytes) is mapped, its rows read in place; a smaller one is copied. */
+#define TABLE_CACHE_MAP_MIN (64u << 10)
+
 /**
  * table_cache__disable() - no table cache for the rest of the process
  * (--no-table-cache): tables are built, never loaded or saved.
@@ -35,7 +38,9 @@ int table_cache__key(struct elf_file *ef, const struct unwind_table *t, struct t
 
 /**
  * table_cache__load() - fill @t's rows and figures from the cache file of
- * @key. A file that fails any check (lib/unwind/table_file.c) is ignored: one
+ * @key: a large table's rows are the file's own, mapped read-only
+ * (t->rows_map, unmapped by unwind_table__free()), a small one's a copy.
+ * @t has no rows yet. A file that fails any check (lib/unwind/table_file.c) is ignored: one
  * warning for the first in a run, a --debug line for the others; the caller
  * builds the table and saves it over the damaged one.
  *
@@ -49,8 +54,18 @@ int table_cache__load(const struct table_key *key, struct unwind_table *t);
  * into place, so a reader sees the old file or the new one whole; then the
  * least recently used files beyond the size bound are removed. A failure
  * (read-only disk, full) is a --debug line only: the cache is an optimisation.
+ *
+ * Return: 0 when saved, else -errno (-ENOENT: the cache is off).
  */
-void table_cache__save(const struct table_key *key, const struct unwind_table *t);
+int table_cache__save(const struct table_key *key, const struct unwind_table *t);
+
+/**
+ * table_cache__remap() - a large table just built and saved under @key
+ * takes its rows from the cache file, mapped, as table_cache__load() gives
+ * them (not counted as a load): the built copy is freed. On any failure the
+ * built rows stay.
+ */
+void table_cache__remap(const struct table_key *key, struct unwind_table *t);
 
 /** table_cache__stats() - tables loaded, built and saved, and damaged files met this run. */
 void table_cache__stats(uint64_t *loaded, uint64_t *saved, uint64_t *damaged);

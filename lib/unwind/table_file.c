@@ -224,12 +224,16 @@ static int tf__check_spans(const struct unwind_span *s, size_t n, char *why, siz
 	return 0;
 }
 
-/* Puts the checked copies into @t (which owns them from here). */
-static void tf__install(const struct tf_header *h, struct unwind_row *r, struct unwind_span *s,
-			char *path, struct unwind_table *t)
+/*
+ * Puts the checked copies into @t (which owns them from here); rows that
+ * point into the caller's buffer (@borrowed) get no capacity: nothing may
+ * grow them.
+ */
+static void tf__install(const struct tf_header *h, struct unwind_row *r, bool borrowed,
+			struct unwind_span *s, char *path, struct unwind_table *t)
 {
 	unwind_rows__release(&t->rows);
-	t->rows = (struct unwind_rows){ .rows = r, .n = h->nrows, .cap = h->nrows };
+	t->rows = (struct unwind_rows){ .rows = r, .n = h->nrows, .cap = borrowed ? 0 : h->nrows };
 	memcpy(t->rows.unsupported, h->unsupported, sizeof(t->rows.unsupported));
 	free(t->spans);
 	t->spans = s;
@@ -244,20 +248,25 @@ static void tf__install(const struct tf_header *h, struct unwind_row *r, struct 
 	t->covered_bytes = h->covered_bytes;
 }
 
-/* The payload after @h: copied (the buffer may be unaligned for rows), checked, then put in @t. */
-static int tf__payload(const struct tf_header *h, const char *p, struct unwind_table *t,
-		       char *why, size_t wl)
+/*
+ * The payload after @h: checked, then put in @t. The rows are copied (the
+ * buffer may be unaligned for them) unless @borrow: then @t's rows are the
+ * buffer's own.
+ */
+static int tf__payload(const struct tf_header *h, const char *p, bool borrow,
+		       struct unwind_table *t, char *why, size_t wl)
 {
 	size_t rows = h->nrows * sizeof(struct unwind_row);
 	size_t spans = h->nspans * sizeof(struct unwind_span);
-	struct unwind_row *r = malloc(rows ? rows : 1);
+	struct unwind_row *r = borrow ? (struct unwind_row *)p : malloc(rows ? rows : 1);
 	struct unwind_span *s = malloc(spans ? spans : 1);
 	char *path = NULL;
 	int err = -ENOMEM;
 
 	if (!r || !s)
 		goto err_free;
-	memcpy(r, p, rows);
+	if (!borrow)
+		memcpy(r, p, rows);
 	memcpy(s, p + rows, spans);
 	err = tf__check_rows(r, h->nrows, why, wl);
 	if (!err)
@@ -268,16 +277,17 @@ static int tf__payload(const struct tf_header *h, const char *p, struct unwind_t
 		err = -ENOMEM;
 	if (err)
 		goto err_free;
-	tf__install(h, r, s, path, t);
+	tf__install(h, r, borrow, s, path, t);
 	return 0;
 err_free:
-	free(r);
+	if (!borrow)
+		free(r);
 	free(s);
 	return err;
 }
 
-int table_file__decode(const void *buf, size_t len, const struct table_key *want,
-		       struct unwind_table *t, char *why, size_t why_len)
+static int tf__decode(const void *buf, size_t len, const struct table_key *want, bool borrow,
+		      struct unwind_table *t, char *why, size_t why_len)
 {
 	const char *p = buf;
 	struct tf_header h;
@@ -293,5 +303,21 @@ int table_file__decode(const void *buf, size_t len, const struct table_key *want
 		err = tf__check_fields(&h, why, why_len);
 	if (!err && want)
 		err = tf__check_key(&h, want, why, why_len);
-	return err ? err : tf__payload(&h, p + sizeof(h), t, why, why_len);
+	return err ? err : tf__payload(&h, p + sizeof(h), borrow, t, why, why_len);
+}
+
+int table_file__decode(const void *buf, size_t len, const struct table_key *want,
+		       struct unwind_table *t, char *why, size_t why_len)
+{
+	return tf__decode(buf, len, want, false, t, why, why_len);
+}
+
+int table_file__decode_in_place(const void *buf, size_t len, const struct table_key *want,
+				struct unwind_table *t, char *why, size_t why_len)
+{
+	/* The rows follow the header: aligned for them when @buf is. */
+	if ((uintptr_t)buf % _Alignof(struct tf_header) ||
+	    (uintptr_t)((const char *)buf + sizeof(struct tf_header)) % _Alignof(struct unwind_row))
+		return tf__bad(why, why_len, "not aligned for its rows");
+	return tf__decode(buf, len, want, true, t, why, why_len);
 }

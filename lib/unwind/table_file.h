@@ -47,4 +47,16 @@ void *table_file__encode(const struct unwind_table *t, const struct table_key *k
 int table_file__decode(const void *buf, size_t len, const struct table_key *want,
 		       struct unwind_table *t, char *why, size_t why_len);
 
+/**
+ * table_file__decode_in_place() - table_file__decode(), except that @t's
+ * rows are not copied: they point into @buf (with no capacity, so nothing
+ * grows them), which must stay as it is as long as @t has them, and be
+ * 8-byte aligned. For a cache file mapped read-only: only the pages a
+ * lookup touches stay in memory.
+ *
+ * Return: as table_file__decode(); -EINVAL also for an unaligned @buf.
+ */
+int table_file__decode_in_place(const void *buf, size_t len, const struct table_key *want,
+				struct unwind_table *t, char *why, size_t why_len);
+
 #endif

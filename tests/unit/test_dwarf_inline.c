@@ -190,28 +190,80 @@ static int cxx_frames(void *ctx, size_t idx, const struct dwarf_frame *f, size_t
 	return idx == SIZE_MAX; /* never stops */
 }
 
-static void test_cxx_inlined_std(void)
+/* One batch over every byte of cxx_names' app::Square::area; @ab->di and ->addrs for @cb. */
+struct area_batch {
+	struct dwarf_inline *di;
+	const uint64_t *addrs;
+	size_t n;
+};
+
+static void area_batch(bool lines, dwarf_inline_cb cb, struct area_batch *ab, void *ctx)
 {
-	struct dwarf_inline *di = dwarf_inline__open(workload("cxx_names"));
 	const struct test_sym *area;
-	struct found found = { false };
 	struct test_syms ts;
 	uint64_t *addrs;
 	size_t i;
 
-	CHECK(di && test_syms__read(workload("cxx_names"), &ts) == 0);
+	ab->di = dwarf_inline__open(workload("cxx_names"));
+	CHECK(ab->di && test_syms__read(workload("cxx_names"), &ts) == 0);
 	area = test_syms__find(&ts, "_ZNK3app6Square4areaERKSt8functionIFliEE");
 	CHECK(area && area->size);
-	if (di && area) {
+	if (ab->di && area) {
 		addrs = calloc(area->size, sizeof(*addrs));
 		for (i = 0; i < area->size; i++)
 			addrs[i] = area->addr + i;
-		CHECK_EQ_U64(dwarf_inline__batch(di, addrs, area->size, cxx_frames, &found), 0);
-		CHECK(found.std_function_inlined);
+		ab->addrs = addrs;
+		ab->n = area->size;
+		CHECK_EQ_U64(dwarf_inline__batch(ab->di, addrs, area->size, lines, cb, ctx), 0);
 		free(addrs);
 	}
 	test_syms__free(&ts);
-	dwarf_inline__free(di);
+	dwarf_inline__free(ab->di);
+}
+
+static void test_cxx_inlined_std(void)
+{
+	struct found found = { false };
+	struct area_batch ab;
+
+	area_batch(true, cxx_frames, &ab, &found);
+	CHECK(found.std_function_inlined);
+}
+
+/* Without lines: the same chain of names at every address, no places, no line table read. */
+struct no_lines {
+	struct area_batch ab;
+	size_t same, differ;
+};
+
+static int no_lines_frames(void *ctx, size_t idx, const struct dwarf_frame *f, size_t n)
+{
+	struct no_lines *nl = ctx;
+	struct dwarf_frame w[8];
+	size_t k, nw = dwarf_inline__lookup(nl->ab.di, nl->ab.addrs[idx], w, 8);
+	bool same;
+
+	if (nw == 1 && !w[0].func)
+		nw = 0; /* a place and no function: without lines, no frame */
+	same = n == nw;
+	for (k = 0; same && k < n; k++)
+		same = f[k].func == w[k].func && f[k].inlined == w[k].inlined && !f[k].file &&
+		       !f[k].line && !f[k].column;
+	if (same)
+		nl->same++;
+	else
+		nl->differ++;
+	return 0;
+}
+
+static void test_batch_without_lines(void)
+{
+	struct no_lines nl = { 0 };
+
+	area_batch(false, no_lines_frames, &nl.ab, &nl);
+	CHECK(nl.ab.n > 0);
+	CHECK_EQ_U64(nl.same, nl.ab.n);
+	CHECK_EQ_U64(nl.differ, 0);
 }
 
 /* --- agreement with eu-addr2line on every byte of every function --- */
@@ -402,6 +454,7 @@ int main(void)
 	elf_version(EV_CURRENT);
 	test_inline_chain();
 	test_cxx_inlined_std();
+	test_batch_without_lines();
 	test_against_eu_addr2line();
 	test_dwz("inline");
 	test_dwz("cxx_names");
