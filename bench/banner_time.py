@@ -7,7 +7,7 @@
 Starts CMD with its stdout and stderr on one pipe, and prints the seconds from
 just before the exec to the first line matching REGEX (the tracer's banner),
 then the seconds until CMD, its banner printed, first waits in its main loop
-(/proc/PID/wchan one of WAITS): bcc prints its banner before it compiles and
+(/proc/PID/task/*/wchan one of WAITS): bcc prints its banner before it compiles and
 bpftrace before it attaches, so the second figure is the fair one; it is
 sampled every 2 ms and "-" when not seen in 120 s. Then it stops CMD with
 SIGINT (SIGKILL after 60 s). When CMD ends or 120 s
@@ -29,18 +29,27 @@ WAITS = {"do_epoll_wait", "ep_poll", "do_sys_poll", "do_select", "hrtimer_nanosl
          "do_nanosleep", "pause", "sigsuspend", "do_sigtimedwait"}
 
 
-def wchan(pid):
+def wchans(pid):
+    """Where each thread of pid waits: a tracer may wait for events on a
+    thread of its own (stacktap's ring pump), its main thread on a futex."""
+    found = set()
     try:
-        with open("/proc/%d/wchan" % pid) as f:
-            return f.read().strip()
+        tids = os.listdir("/proc/%d/task" % pid)
     except OSError:
-        return ""
+        return found
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/wchan" % (pid, tid)) as f:
+                found.add(f.read().strip())
+        except OSError:
+            pass
+    return found
 
 
 def await_wait(proc, t0):
     """Seconds from t0 until proc waits in one of WAITS, or None."""
     while time.monotonic() - t0 < 120 and proc.poll() is None:
-        if wchan(proc.pid) in WAITS:
+        if wchans(proc.pid) & WAITS:
             return time.monotonic() - t0
         time.sleep(0.002)
     return None

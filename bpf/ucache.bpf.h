@@ -138,14 +138,17 @@ struct st_ucache_cmp {
 	__u32 same; /* 1 until a word differs */
 };
 
-/* Words [i * STEP, i * STEP + STEP) of the log against the region read now. */
-static int st_ucache_cmp_cb(__u32 i, void *ctx)
+/*
+ * Words [@i * STEP, @i * STEP + STEP) of @c's log (of its first @end) against
+ * the region read now. A global function, checked once per program rather
+ * than at every path into the callback (see st_agg_hash_frames()).
+ * Return: 1 when a word differs (or a pointer is NULL), else 0.
+ */
+__noinline int st_ucache_differ_words(const struct st_ucache *c, const struct st_uregion *r,
+				      __u32 i, __u32 end)
 {
-	struct st_ucache_cmp *x = ctx;
-	const struct st_ucache *c = x->c;
-	const struct st_uregion *r = x->r;
 	/* The mask only tells the verifier: i < nwords / STEP, and nwords <= ST_UCACHE_WORDS. */
-	__u32 j, base = (i * ST_UCACHE_CMP_STEP) & (ST_UCACHE_WORDS - 1), end = x->nwords;
+	__u32 j, base = (i * ST_UCACHE_CMP_STEP) & (ST_UCACHE_WORDS - 1);
 	const __u16 *offs;
 	const __u64 *vals;
 
@@ -153,16 +156,23 @@ static int st_ucache_cmp_cb(__u32 i, void *ctx)
 		return 1;
 	offs = &c->offs[base];
 	vals = &c->vals[base];
-#pragma unroll
 	for (j = 0; j < ST_UCACHE_CMP_STEP; j++) {
 		if (base + j >= end)
+			break;
+		if (r->w[offs[j] & (ST_UCACHE_REGION / 8 - 1)] != vals[j])
 			return 1;
-		if (r->w[offs[j] & (ST_UCACHE_REGION / 8 - 1)] != vals[j]) {
-			x->same = 0;
-			return 1;
-		}
 	}
 	return 0;
+}
+
+static int st_ucache_cmp_cb(__u32 i, void *ctx)
+{
+	struct st_ucache_cmp *x = ctx;
+
+	if (!st_ucache_differ_words(x->c, x->r, i, x->nwords))
+		return 0;
+	x->same = 0;
+	return 1;
 }
 
 /*

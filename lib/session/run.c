@@ -55,6 +55,22 @@ static void run__on_interval(void *ctx)
 		r->tool.on_interval(r->tool.ctx);
 }
 
+/*
+ * Kernel names are read once tracing runs, not while the programs load and
+ * attach: on a small machine the thread reading /proc/kallsyms (~50 ms of
+ * CPU, mostly the kernel's) competed with the loading of a -p target's
+ * unwind tables before the banner.
+ */
+static void run__on_start(void *ctx)
+{
+	struct st_run *r = ctx;
+
+	if (!r->common->user_only)
+		symbolizer__load_kernel(r->sym);
+	if (r->tool.on_start)
+		r->tool.on_start(r->tool.ctx);
+}
+
 static void run__on_proc(void *ctx, const struct st_proc_event *pe)
 {
 	struct st_run *r = ctx;
@@ -359,8 +375,6 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		replay__on_perf_map(rp, run__perf_map, r->sym);
 		symbolizer__on_progress(r->sym, replay__naming, rp);
 	}
-	if (!common->user_only)
-		symbolizer__load_kernel(r->sym);
 	if (!rp && (common->unwind == ST_UNWIND_TABLE || common->unwind == ST_UNWIND_AUTO)) {
 		r->tables = bpf_tables__new(obj, &src);
 		if (!r->tables)
@@ -402,6 +416,7 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	own.on_event = run__on_event;
 	own.on_record = run__on_record;
 	own.on_interval = run__on_interval;
+	own.on_start = run__on_start;
 	own.on_proc = run__on_proc;
 	own.on_poll = run__on_poll;
 	own.ctx = r;

@@ -474,6 +474,8 @@ int session__run(struct session *s)
 	int err = 0, gone = 0;
 	bool busy = true;
 
+	if (s->opts.on_start)
+		s->opts.on_start(s->opts.ctx);
 	if (s->rp)
 		return session__run_replay(s);
 	/* A -p target that ended while the programs loaded left nothing to trace. */

@@ -32,6 +32,8 @@ struct session_opts {
 	 */
 	int (*on_record)(void *ctx, const void *data, size_t size);
 	void (*on_interval)(void *ctx);
+	/* Once, as session__run() starts: the tool has attached and said so. May be NULL. */
+	void (*on_start)(void *ctx);
 	/* A process exec'ed, mapped code or exited (an ST_REC_PROC record); may be NULL. */
 	void (*on_proc)(void *ctx, const struct st_proc_event *pe);
 	/*

@@ -58,8 +58,9 @@ struct symbolizer *symbolizer__new(struct proc_registry *procs);
 /**
  * symbolizer__load_kernel() - start reading kallsyms now, on a thread, not
  * at the first kernel frame: for commands that capture kernel stacks, so its
- * cost (~50 ms) is paid while they attach and run rather than before the
- * banner or when the report is due (or at snoop's first event).
+ * cost (~50 ms) is paid while they run (lib/session/run.c starts it as the
+ * run loop starts) rather than before the banner or when the report is due
+ * (or at snoop's first event).
  */
 void symbolizer__load_kernel(struct symbolizer *sz);
 
