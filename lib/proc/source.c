@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +22,19 @@
 static uint64_t live__now(void *ctx)
 {
 	return mono_ns();
+}
+
+static void live__wall(void *ctx, struct proc_wall *w)
+{
+	time_t now = time(NULL);
+	struct utsname u;
+	struct tm tm;
+
+	w->real_minus_mono = (int64_t)(clock_ns(CLOCK_REALTIME) - mono_ns());
+	w->utc_offset = localtime_r(&now, &tm) ? tm.tm_gmtoff : 0;
+	w->host[0] = '\0';
+	if (!uname(&u))
+		snprintf(w->host, sizeof(w->host), "%s", u.nodename);
 }
 
 static int live__read(void *ctx, int pid, const char *file, char **text, size_t *len,
@@ -81,6 +95,7 @@ static const struct proc_source_ops live_ops = {
 	.open_mapped = live__open_mapped,
 	.read_vdso = live__read_vdso,
 	.now = live__now,
+	.wall = live__wall,
 };
 
 static struct proc_source_ops set_ops;
@@ -136,4 +151,17 @@ void *proc_source_read_vdso(int pid, const struct proc_map *m, size_t *size)
 uint64_t proc_source_now(void)
 {
 	return cur->now(cur->ctx);
+}
+
+void proc_source_wall(struct proc_wall *w)
+{
+	cur->wall(cur->ctx, w);
+}
+
+struct tm *proc_wall_local(const struct proc_wall *w, uint64_t mono, struct tm *tm)
+{
+	time_t t = (time_t)(((int64_t)mono + w->real_minus_mono) / 1000000000ll + w->utc_offset);
+
+	/* gmtime of the shifted time: the recorded zone, whatever TZ says here */
+	return gmtime_r(&t, tm);
 }

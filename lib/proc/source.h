@@ -24,6 +24,18 @@
 #include "lib/util/safe_open.h"
 
 struct proc_map;
+struct tm;
+
+/*
+ * The wall clock and name of the machine the events happened on, as the live
+ * command saw them: what a tool prints as a time of day or a host name (a
+ * report prints the recording machine's, not its own).
+ */
+struct proc_wall {
+	int64_t real_minus_mono; /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
+	long utc_offset;         /* local time east of UTC, s */
+	char host[65];           /* as uname() names it: at most 64 bytes */
+};
 
 struct proc_source_ops {
 	/*
@@ -39,6 +51,8 @@ struct proc_source_ops {
 	void *(*read_vdso)(void *ctx, int pid, const struct proc_map *m, size_t *size);
 	/* Now, on the clock of events (CLOCK_MONOTONIC ns). */
 	uint64_t (*now)(void *ctx);
+	/* The machine's wall clock, time zone and name. */
+	void (*wall)(void *ctx, struct proc_wall *w);
 	void *ctx;
 };
 
@@ -74,5 +88,16 @@ void *proc_source_read_vdso(int pid, const struct proc_map *m, size_t *size);
 
 /** proc_source_now() - Return: now on the clock of events and records (CLOCK_MONOTONIC, ns). */
 uint64_t proc_source_now(void);
+
+/** proc_source_wall() - @w: the events' machine's wall clock, time zone and name. */
+void proc_source_wall(struct proc_wall *w);
+
+/**
+ * proc_wall_local() - @tm: the local time of day, on @w's machine, at @mono
+ * (CLOCK_MONOTONIC ns on that machine).
+ *
+ * Return: @tm, or NULL when it does not fit a struct tm.
+ */
+struct tm *proc_wall_local(const struct proc_wall *w, uint64_t mono, struct tm *tm);
 
 #endif

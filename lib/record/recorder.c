@@ -67,6 +67,7 @@ struct recorder {
 	uint32_t nvdso;
 	uint64_t archive_bytes;
 	struct proc_registry *procs;  /* whose file models name the mapped files */
+	struct proc_wall wall;        /* as its meta says: the live run's answer is the report's */
 };
 
 static struct recorder *active;
@@ -130,6 +131,11 @@ static void *rec__read_vdso(void *ctx, int pid, const struct proc_map *m, size_t
 static uint64_t rec__now(void *ctx)
 {
 	return proc_source_live()->now(NULL);
+}
+
+static void rec__wall(void *ctx, struct proc_wall *w)
+{
+	*w = ((struct recorder *)ctx)->wall;
 }
 
 /* --- kernel symbols and module build IDs ----------------------------------- */
@@ -623,35 +629,48 @@ static int rec__meta_add(char **buf, size_t *len, const char *key, const char *v
 	return 0;
 }
 
-/* What ran where: the command line, host, kernel, times. */
+/* A number for the meta. */
+static int rec__meta_num(char **buf, size_t *len, const char *key, long long v)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%lld", v);
+	return rec__meta_add(buf, len, key, num);
+}
+
+/*
+ * What ran where: the command line, host, kernel, times. The wall clock and
+ * time zone are what a report prints times of day with (proc_source_wall()).
+ */
 static int rec__meta(struct recorder *rc, const struct recorder_opts *o)
 {
-	char *buf = NULL, num[32];
+	uint64_t mono = mono_ns();
 	struct utsname u;
+	char *buf = NULL;
 	size_t len = 0;
 	int i, err;
 
 	uname(&u);
+	proc_source_live()->wall(NULL, &rc->wall);
 	err = rec__meta_add(&buf, &len, "command", o->command);
 	for (i = 0; !err && i < o->argc; i++)
 		err = rec__meta_add(&buf, &len, "arg", o->argv[i]);
 	if (!err)
-		err = rec__meta_add(&buf, &len, "host", u.nodename);
+		err = rec__meta_add(&buf, &len, "host", rc->wall.host);
 	if (!err)
 		err = rec__meta_add(&buf, &len, "kernel", u.release);
 	if (!err)
 		err = rec__meta_add(&buf, &len, "kernel_version", u.version);
 	if (!err)
 		err = rec__meta_add(&buf, &len, "machine", u.machine);
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)clock_ns(CLOCK_REALTIME));
 	if (!err)
-		err = rec__meta_add(&buf, &len, "start_ns", num);
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)clock_ns(CLOCK_MONOTONIC));
+		err = rec__meta_num(&buf, &len, "start_ns", (long long)(mono + rc->wall.real_minus_mono));
 	if (!err)
-		err = rec__meta_add(&buf, &len, "start_monotonic_ns", num);
-	snprintf(num, sizeof(num), "%ld", sysconf(_SC_NPROCESSORS_CONF));
+		err = rec__meta_num(&buf, &len, "start_monotonic_ns", (long long)mono);
 	if (!err)
-		err = rec__meta_add(&buf, &len, "cpus", num);
+		err = rec__meta_num(&buf, &len, "utc_offset_s", rc->wall.utc_offset);
+	if (!err)
+		err = rec__meta_num(&buf, &len, "cpus", sysconf(_SC_NPROCESSORS_CONF));
 	if (!err && o->archive)
 		err = rec__meta_add(&buf, &len, "archive", "1");
 	if (!err)
@@ -721,7 +740,7 @@ struct recorder *recorder__new(const struct recorder_opts *o)
 	active = rc;
 	proc_source_set(&(struct proc_source_ops){
 		.read = rec__read, .task_alive = rec__task_alive, .open_mapped = rec__open_mapped,
-		.read_vdso = rec__read_vdso, .now = rec__now,
+		.read_vdso = rec__read_vdso, .now = rec__now, .wall = rec__wall,
 		.ctx = rc });
 	copy_source_set(&(struct copy_source_ops){
 		.walked = rec__copy_walked, .ctx = rc });

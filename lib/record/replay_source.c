@@ -6,6 +6,7 @@
  * order; kernel symbols come from those the recording kept.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,6 +231,29 @@ static uint64_t src__now(void *ctx)
 	return ((struct replay *)ctx)->now;
 }
 
+/* A number the meta holds, or 0 when it holds none (a recording older than the key). */
+static long long src__meta_num(const struct replay *rp, const char *key)
+{
+	const char *v = replay__meta(rp, key);
+
+	return v ? strtoll(v, NULL, 10) : 0;
+}
+
+/*
+ * The recording machine's clock, zone and name, from its meta: a recording
+ * made before the zone was kept (utc_offset_s) tells times of day in UTC,
+ * the same wherever it is reported.
+ */
+static void src__wall(void *ctx, struct proc_wall *w)
+{
+	const struct replay *rp = ctx;
+	const char *host = replay__meta(rp, "host");
+
+	w->real_minus_mono = src__meta_num(rp, "start_ns") - src__meta_num(rp, "start_monotonic_ns");
+	w->utc_offset = (long)src__meta_num(rp, "utc_offset_s");
+	snprintf(w->host, sizeof(w->host), "%s", host ? host : "");
+}
+
 static int src__open_debug(void *ctx, const uint8_t *id, size_t len, char **path)
 {
 	return rp_files__open_debug(ctx, id, len, path);
@@ -240,7 +264,8 @@ void rp_source__install(struct replay *rp)
 {
 	proc_source_set(&(struct proc_source_ops){
 		.read = src__read, .task_alive = src__task_alive, .open_mapped = src__open_mapped,
-		.read_vdso = src__read_vdso, .now = src__now, .ctx = rp });
+		.read_vdso = src__read_vdso, .now = src__now, .wall = src__wall,
+		.ctx = rp });
 	ksyms_source_set(&(struct ksyms_source){ .find = src__ksym, .ctx = rp });
 	debug_file_set_source(&(struct debug_source){ .open_by_id = src__open_debug, .ctx = rp });
 }

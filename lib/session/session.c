@@ -15,6 +15,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/proc/source.h"
 #include "lib/record/recorder.h"
 #include "lib/record/replay.h"
 #include "lib/session/held.h"
@@ -89,6 +90,7 @@ struct session {
 	bool interrupted;
 	const uint64_t *ustops_replaced; /* [ST_USTOP_MAX] walks whose stack the copy replaced */
 	struct session_losses interval_base; /* the counts when the last interval was reported */
+	uint64_t print_ts; /* the last interval's end or the stop: what a print is as of */
 };
 
 static volatile sig_atomic_t session_signalled;
@@ -353,7 +355,7 @@ static void session__drain(struct session *s)
 	uint64_t deadline;
 	int err;
 
-	s->stop_ts = mono_ns();
+	s->stop_ts = s->print_ts = mono_ns();
 	s->draining = true;
 	if (s->opts.rec)
 		recorder__mark(s->opts.rec, REC_DRAIN, s->stop_ts);
@@ -407,11 +409,12 @@ static int session__run_replay(struct session *s)
 				s->stop = true;
 			break;
 		case REC_INTERVAL:
+			s->print_ts = mark__value(&e);
 			if (s->opts.interval_ns && s->opts.on_interval)
 				s->opts.on_interval(s->opts.ctx);
 			break;
 		case REC_DRAIN:
-			s->stop_ts = mark__value(&e);
+			s->stop_ts = s->print_ts = mark__value(&e);
 			s->draining = true;
 			break;
 		case REC_FLUSH:
@@ -514,6 +517,7 @@ int session__run(struct session *s)
 		if (s->opts.interval_ns && t >= next_tick && s->opts.on_interval) {
 			if (s->opts.rec)
 				recorder__mark(s->opts.rec, REC_INTERVAL, t);
+			s->print_ts = t;
 			s->opts.on_interval(s->opts.ctx);
 			next_tick += s->opts.interval_ns;
 		}
@@ -624,6 +628,11 @@ void session__report_losses(const struct session *s)
 			"%llu KiB at once; behind %llu times (events counted in the kernel meanwhile)",
 			(unsigned long long)(ring_pump__peak(s->pump) / 1024),
 			(unsigned long long)ring_pump__backlogs(s->pump));
+}
+
+uint64_t session__print_time(const struct session *s)
+{
+	return s->print_ts ? s->print_ts : proc_source_now();
 }
 
 void session__report_interval_losses(struct session *s, const char *prefix)

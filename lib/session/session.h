@@ -140,6 +140,15 @@ void session__take_back_stops(struct session *s, const uint64_t *replaced);
 void session__report_losses(const struct session *s);
 
 /**
+ * session__print_time() - when what a tool prints now is as of: the end of
+ * the interval being printed, or the stop; live and in a report alike (the
+ * recorded times), so a time of day printed with it is the live run's.
+ *
+ * Return: CLOCK_MONOTONIC ns on the events' machine.
+ */
+uint64_t session__print_time(const struct session *s);
+
+/**
  * session__report_interval_losses() - the losses since the previous call
  * (or the start), one stderr line per nonzero reason, each after @prefix:
  * an interval's losses beside that interval's output (-i).

@@ -66,6 +66,29 @@ expect_file_eq snoop-json-same "$TMP/snoop.rep" "$TMP/snoop.out"
 report snoop-text -i "$TMP/snoop.data"
 expect_eq snoop-text-events "$(grep -c '^[0-9.]* *chain_fp ' "$TMP/snoop-text.rep")" 5
 
+# Times of day and host names are the recording machine's: a report run
+# elsewhere, later, in another zone (here: another host name, CLOCK_MONOTONIC
+# 1000 s on in a time namespace, TZ nine hours east) prints what the live run
+# printed: count -i's interval stamps, in the recorder's zone, and a CTF
+# trace's clock offset and host name.
+elsewhere() { unshare -u -T --monotonic 1000 sh -c 'hostname elsewhere && exec "$@"' sh "$@"; }
+TZ=UTC0 run_wl stamps "$W/offcpu_fp" sleep 3 600 -- record --print -o "$TMP/stamps.data" \
+	count -i 1 -U -p @PID@ t:syscalls:sys_enter_nanosleep
+elsewhere env TZ=JST-9 HOME="$TMP" "$ST" report --no-progress -i "$TMP/stamps.data" \
+	--interval 1 > "$TMP/stamps.rep" 2> "$TMP/stamps.rep.err"
+expect_eq stamps-live-events "$(awk '/^ +[0-9]+$/ {n += $1} END {print n}' "$TMP/stamps.out")" 3
+at_least stamps-live-intervals "$(grep -c '^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]$' "$TMP/stamps.out")" 2
+expect_file_eq stamps-same "$TMP/stamps.rep" "$TMP/stamps.out"
+
+rm -rf "$TMP/ctf.live" "$TMP/ctf.rep"
+run_wl ctf "$W/chain_fp" 5 -- record --print -o "$TMP/ctf.data" snoop --format ctf \
+	-o "$TMP/ctf.live" -p @PID@ t:syscalls:sys_enter_getppid
+elsewhere env HOME="$TMP" "$ST" report --no-progress -i "$TMP/ctf.data" --format ctf \
+	-o "$TMP/ctf.rep" > /dev/null 2> "$TMP/ctf.rep.err"
+expect_eq ctf-live-host "$(grep -c "hostname = \"$(uname -n)\";" "$TMP/ctf.live/metadata")" 1
+expect_file_eq ctf-metadata-same "$TMP/ctf.rep/metadata" "$TMP/ctf.live/metadata"
+expect_eq ctf-stream-same "$(cmp "$TMP/ctf.rep/stream" "$TMP/ctf.live/stream" && echo same)" same
+
 # Stack copies replay through the same copy stage: copied at every event
 # (--unwind=copy), and sent with a deferred walk that met a library dlopen'ed
 # a moment ago (stored compacted: its copy right after its frames).

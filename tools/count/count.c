@@ -9,11 +9,13 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "lib/out/render.h"
+#include "lib/proc/source.h"
 #include "lib/pipeline/raw_stacks.h"
 #include "lib/pipeline/tool_report.h"
 #include "lib/report/report.h"
@@ -152,14 +154,18 @@ static void count_on_gone(void *ctx, const int *pids, size_t n)
 
 /*
  * With -i each interval starts with its time, as bcc's stackcount -T does
- * (a blank line first in text output), and its losses follow on stderr.
+ * (a blank line first in text output), and its losses follow on stderr. The
+ * time is the interval's end (or the stop) on the events' machine, in its
+ * zone: a report prints the recorded one, not its own clock.
  */
 static void count_interval_header(struct count *c, char *stamp, size_t len)
 {
-	time_t now = time(NULL);
+	struct proc_wall w;
 	struct tm tm;
 
-	strftime(stamp, len, "%H:%M:%S", localtime_r(&now, &tm));
+	proc_source_wall(&w);
+	if (!proc_wall_local(&w, session__print_time(c->run.st.session), &tm) || !strftime(stamp, len, "%H:%M:%S", &tm))
+		snprintf(stamp, len, "??:??:??");
 	fprintf(c->out, "%s%s\n", c->run.common.format == OUT_FMT_FOLDED ? "" : "\n", stamp);
 }
 

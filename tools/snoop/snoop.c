@@ -8,13 +8,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lib/out/ctf.h"
 #include "lib/out/json.h"
 #include "lib/out/perf_script.h"
 #include "lib/out/text.h"
+#include "lib/proc/source.h"
 #include "lib/session/joiner.h"
 #include "lib/sym/event_frames.h"
 #include "lib/util/log.h"
@@ -112,23 +112,23 @@ static int snoop_print(struct snoop *s, const struct st_event *ev, struct event_
 	return 0;
 }
 
-/* A CTF trace in -o DIR: one event class per probe; times on the wall clock. */
+/*
+ * A CTF trace in -o DIR: one event class per probe; times on the wall clock
+ * of the events' machine, named by its host name (a report's: the recorded ones).
+ */
 static int snoop_open_ctf(struct snoop *s)
 {
 	const char **names = calloc(s->run.nspecs + 1, sizeof(*names));
-	struct timespec real, mono;
-	char host[256] = "";
-	struct ctf_opts co = { .events = names, .nevents = s->run.nspecs, .hostname = host };
+	struct proc_wall w;
+	struct ctf_opts co = { .events = names, .nevents = s->run.nspecs, .hostname = w.host };
 	size_t i;
 
 	if (!names)
 		return -ENOMEM;
 	for (i = 0; i < s->run.nspecs; i++)
 		names[i] = s->run.specs[i].text;
-	clock_gettime(CLOCK_REALTIME, &real);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	co.clock_offset_ns = (real.tv_sec - mono.tv_sec) * 1000000000ll + real.tv_nsec - mono.tv_nsec;
-	gethostname(host, sizeof(host) - 1);
+	proc_source_wall(&w);
+	co.clock_offset_ns = w.real_minus_mono;
 	s->ctf = ctf_writer__new(s->run.common.output, &co);
 	free(names);
 	return s->ctf ? 0 : -errno;
