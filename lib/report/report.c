@@ -288,6 +288,11 @@ size_t report__len(const struct report *r)
 	return stack_store__len(r->index);
 }
 
+size_t report__nframes(const struct report *r)
+{
+	return r->frames.n;
+}
+
 uint64_t report__total(const struct report *r, bool weight)
 {
 	struct stack_entry **e = stack_store__entries(r->index);
