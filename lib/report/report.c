@@ -288,6 +288,11 @@ size_t report__len(const struct report *r)
 	return stack_store__len(r->index);
 }
 
+size_t report__nframes(const struct report *r)
+{
+	return r->frames.n;
+}
+
 uint64_t report__total(const struct report *r, bool weight)
 {
 	struct stack_entry **e = stack_store__entries(r->index);
@@ -384,14 +389,23 @@ static int report__cmp_frames(const struct report_stack *a, const struct report_
 
 /*
  * A stack as the sort sees it: its count and weight at hand (most
- * comparisons end there without reading the stack), and its place in
- * insertion order, which breaks the last ties as a stable sort would.
+ * comparisons end there without reading the stack), then its first frame's
+ * rank (0: no frames; most ties on count end there, without the miss of
+ * reading the stack), and its place in insertion order, which breaks the
+ * last ties as a stable sort would. 32 bytes: glibc sorts larger items
+ * through pointers.
  */
 struct report_sort_item {
 	uint64_t count, weight;
-	size_t at;
+	uint32_t at, first;
 	struct report_stack *s;
 };
+
+/* The sort item's first-frame key: what report__cmp_frames() compares first. */
+static uint32_t report__first_rank(const struct report_stack *s, const uint32_t *rank)
+{
+	return s->nk + s->nu ? rank[s->fi[0]] + 1 : 0;
+}
 
 static int report__cmp(const void *pa, const void *pb, void *rank)
 {
@@ -402,6 +416,8 @@ static int report__cmp(const void *pa, const void *pb, void *rank)
 		return a->count < b->count ? -1 : 1;
 	if (a->weight != b->weight)
 		return a->weight < b->weight ? -1 : 1;
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
 	c = report__cmp_frames(a->s, b->s, rank);
 	if (c)
 		return c;
@@ -416,14 +432,15 @@ static int report__sort(struct report *r, struct stack_entry **e, size_t n)
 	size_t i;
 
 	r->sorted = malloc(n * sizeof(*r->sorted));
-	if (v && r->sorted && !report__rank_strings(r))
+	if (v && r->sorted && n < UINT32_MAX && !report__rank_strings(r))
 		rank = report__frame_ranks(r);
 	if (!rank) {
 		free(v);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
-		v[i] = (struct report_sort_item){ e[i]->count, e[i]->weight, i, e[i]->data };
+		v[i] = (struct report_sort_item){ e[i]->count, e[i]->weight, (uint32_t)i,
+						  report__first_rank(e[i]->data, rank), e[i]->data };
 	qsort_r(v, n, sizeof(*v), report__cmp, rank);
 	for (i = 0; i < n; i++)
 		r->sorted[i] = v[i].s;

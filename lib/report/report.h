@@ -80,6 +80,17 @@ static inline const struct report_frame *report_stack__frame(const struct report
 }
 
 /**
+ * report_stack__frame_id() - Return: the number frame @i of @s has in its
+ * report (below report__nframes()), the same for equal frames of any of
+ * its stacks; UINT32_MAX for a stack outside a report. A writer keeps what
+ * it made of a frame under it, and makes it once.
+ */
+static inline uint32_t report_stack__frame_id(const struct report_stack *s, size_t i)
+{
+	return s->fi ? s->fi[i] : UINT32_MAX;
+}
+
+/**
  * report_stack__prefetch() - start loading the frames of @s, which lie
  * scattered over the report's frame table: a writer going through stacks
  * one by one calls it on the next stack while it writes this one, so the
@@ -143,6 +154,9 @@ void report__same_strings(struct report *r, bool on);
 
 /** report__len() - Return: the number of distinct stacks. */
 size_t report__len(const struct report *r);
+
+/** report__nframes() - Return: the number of distinct frames (report_stack__frame_id()). */
+size_t report__nframes(const struct report *r);
 
 /**
  * report__sorted() - stacks by ascending count (ties by weight, then frames).
