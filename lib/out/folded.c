@@ -132,11 +132,11 @@ static void pieces__fini(struct fold_pieces *p)
 	free(p->text);
 }
 
-/* Frame @fr (numbered @id) into @l, its piece made first if need be. */
+/* Frame @fr (numbered @id) into @l, its piece made first if need be; @p NULL: made in place. */
 static void pieces__put(struct fold_pieces *p, struct fold_line *l, uint32_t id,
 			const struct report_frame *fr, const struct folded_opts *o)
 {
-	struct fold_piece *pc = id < p->n ? &p->v[id] : NULL;
+	struct fold_piece *pc = p && id < p->n ? &p->v[id] : NULL;
 
 	if (pc && pc->len == UINT32_MAX) {
 		p->scratch.n = 0;
@@ -168,13 +168,8 @@ static void folded__stack(FILE *f, const struct report_stack *s, const struct fo
 	folded__name(&l, s->comm);
 	if (o->per_pid)
 		line__put(&l, num, (size_t)snprintf(num, sizeof(num), "-%d", s->pid));
-	for (i = s->nk + s->nu; i > 0; i--) {
-		if (p)
-			pieces__put(p, &l, report_stack__frame_id(s, i - 1),
-				    report_stack__frame(s, i - 1), o);
-		else
-			folded__frame(&l, report_stack__frame(s, i - 1), o);
-	}
+	for (i = s->nk + s->nu; i > 0; i--)
+		pieces__put(p, &l, report_stack__frame_id(s, i - 1), report_stack__frame(s, i - 1), o);
 	line__put(&l, num, (size_t)snprintf(num, sizeof(num), " %" PRIu64 "\n",
 					    o->weight ? s->weight / (o->weight_div ? o->weight_div : 1)
 						      : s->count));
