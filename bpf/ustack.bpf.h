@@ -668,6 +668,20 @@ static __noinline __u32 st_trampoline(__u64 ip, __u64 *buf, bool faultable)
  * FDE of a function entered by ret, as glibc's __start_context): an
  * ordinary return address lies inside its caller.
  */
+/*
+ * The return address just stored points at no code: it was never a frame,
+ * but a word of data a broken frame (a frame pointer that code built
+ * without them keeps data in) held. Taken back, so that the stack ends at
+ * the last real frame: a word of data differs from event to event, and each
+ * would make a stack of its own (a key of the in-kernel counts, a record).
+ * Return: 1 (the walk ends).
+ */
+static __always_inline int st_not_a_frame(struct st_uwalk_state *st)
+{
+	ST_VOL(st->n) = ST_VOL(st->n) - 1;
+	return st_ustop(st, ST_USTOP_BAD_RA);
+}
+
 static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc, int *how)
 {
 	struct st_uwalk_state *st = w->st;
@@ -675,8 +689,18 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 	struct st_umap *m;
 
 	*how = 2;
-	if (w->mode == ST_UNWIND_FP || !w->proc)
+	if (w->mode == ST_UNWIND_FP)
 		return NULL;
+	/*
+	 * A process user space has not loaded yet is walked by frame pointers
+	 * alone, and its mappings are not known here: the task's decide whether
+	 * a return address is one (a VMA lookup a frame, until it is loaded).
+	 */
+	if (!w->proc) {
+		if (st->pc_off && !st_ra_is_code(st->ip))
+			*how = st_not_a_frame(st);
+		return NULL;
+	}
 	m = st_find_map(st, w->proc, pc);
 	/*
 	 * Every executable mapping is loaded, anonymous ones too: a pc in none
@@ -686,7 +710,7 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 	if (!m) {
 		st->logging = 0; /* not loaded yet, or no code: the task's mappings decide */
 		if (st->pc_off && !st_ra_is_code(st->ip)) {
-			*how = st_ustop(st, ST_USTOP_BAD_RA);
+			*how = st_not_a_frame(st);
 			return NULL;
 		}
 		st->unknown = 1;
