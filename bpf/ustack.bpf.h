@@ -661,14 +661,6 @@ static __noinline __u32 st_trampoline(__u64 ip, __u64 *buf, bool faultable)
 }
 
 /*
- * The row for @pc, NULL for none; in *how 1 when the walk must end here,
- * 2 where a trampoline may hide, else 0. A trampoline may hide in a file
- * without rows (JIT code, a libc built without unwind tables), and where a
- * return address without a row is the first byte of the next row (of the
- * FDE of a function entered by ret, as glibc's __start_context): an
- * ordinary return address lies inside its caller.
- */
-/*
  * The return address just stored points at no code: it was never a frame,
  * but a word of data a broken frame (a frame pointer that code built
  * without them keeps data in) held. Taken back, so that the stack ends at
@@ -682,6 +674,14 @@ static __always_inline int st_not_a_frame(struct st_uwalk_state *st)
 	return st_ustop(st, ST_USTOP_BAD_RA);
 }
 
+/*
+ * The row for @pc, NULL for none; in *how 1 when the walk must end here,
+ * 2 where a trampoline may hide, else 0. A trampoline may hide in a file
+ * without rows (JIT code, a libc built without unwind tables), and where a
+ * return address without a row is the first byte of the next row (of the
+ * FDE of a function entered by ret, as glibc's __start_context): an
+ * ordinary return address lies inside its caller.
+ */
 static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc, int *how)
 {
 	struct st_uwalk_state *st = w->st;
