@@ -26,6 +26,12 @@
  */
 #define AGG_BATCH 256
 
+/* A stored stack deleted from its map, and its hash. */
+struct agg_kept {
+	uint64_t hash;
+	struct st_agg_stack stack;
+};
+
 struct agg_reader {
 	int counts_fd, stacks_fd;
 	struct stack_store *seen; /* key -> the count and weight at the last read */
@@ -35,7 +41,11 @@ struct agg_reader {
 	size_t ngone, gone_cap;
 	uint64_t *live; /* stack hashes the other counts name, while gone ones are deleted */
 	size_t nlive, live_cap;
-	uint64_t deleted, stacks_deleted;
+	uint64_t deleted, stacks_deleted, stacks_restored;
+	struct agg_kept *kept; /* stacks deleted at the last read: agg__stack_of() */
+	size_t nkept, kept_cap;
+	struct agg_kept *dropping; /* those this read deletes, kept after it */
+	size_t ndropping, dropping_cap;
 	const int *gone_pids; /* sorted, during a scan that settles exited processes */
 	size_t ngone_pids;
 	struct st_agg_key keys[AGG_BATCH]; /* one batch of counts */
@@ -180,6 +190,28 @@ static int agg__delta(struct agg_reader *ar, const struct st_agg_key *k,
 	return 0;
 }
 
+/*
+ * The stored stack @hash into ar->stack: from its map, else from those the
+ * last read deleted (agg__drop_stacks()), put back into the map for the
+ * count that still names it. Return: true when found.
+ */
+static bool agg__stack_of(struct agg_reader *ar, uint64_t hash)
+{
+	size_t i;
+
+	if (!bpf_map_lookup_elem(ar->stacks_fd, &hash, &ar->stack))
+		return true;
+	for (i = 0; i < ar->nkept; i++) {
+		if (ar->kept[i].hash != hash)
+			continue;
+		ar->stack = ar->kept[i].stack;
+		bpf_map_update_elem(ar->stacks_fd, &hash, &ar->stack, BPF_NOEXIST);
+		ar->stacks_restored++;
+		return true;
+	}
+	return false;
+}
+
 /* One count out: the stored stack under the key's identity. */
 static int agg__emit(struct agg_reader *ar, const struct st_agg_key *k,
 		     const struct st_agg_val *v, uint64_t count, uint64_t weight, agg_fn fn,
@@ -187,7 +219,7 @@ static int agg__emit(struct agg_reader *ar, const struct st_agg_key *k,
 {
 	struct st_event ev;
 
-	if (bpf_map_lookup_elem(ar->stacks_fd, &k->hash, &ar->stack) ||
+	if (!agg__stack_of(ar, k->hash) ||
 	    ar->stack.ev.kdepth + ar->stack.ev.udepth > ST_AGG_FRAMES) {
 		ar->missing += count;
 		return 0;
@@ -241,12 +273,18 @@ static int agg__cmp_hash(const void *a, const void *b)
  * the scan go too: else the stack map fills with the stacks of exited
  * processes, and from then on new stacks come as records. Should a count
  * made meanwhile name one (a live process's first event of that very stack,
- * between the scan and now), its first event travelled as a record all the
- * same, and a later read of it finds no stack: counted and warned
- * (agg_reader__report()), never silent.
+ * between the scan and now: an event that found the stack just before it
+ * went, and made its count just after the scan passed), the next read finds
+ * it among those kept until then (agg__stack_of()), and puts it back. Such
+ * counts grew common once the walker stopped keeping data as frames: a
+ * stack of a few frames in libc is shared by a shell's forked children (the
+ * same addresses), one of which exits while another makes its count. The
+ * next read is at least a settle later; the event's window, microseconds.
+ * What is still not found is counted and warned (agg_reader__report()).
  */
 static void agg__drop_stacks(struct agg_reader *ar)
 {
+	struct agg_kept *k;
 	size_t i;
 
 	qsort(ar->live, ar->nlive, sizeof(*ar->live), agg__cmp_hash);
@@ -255,9 +293,30 @@ static void agg__drop_stacks(struct agg_reader *ar)
 
 		if (bsearch(&h, ar->live, ar->nlive, sizeof(*ar->live), agg__cmp_hash))
 			continue;
-		if (!bpf_map_delete_elem(ar->stacks_fd, &h))
-			ar->stacks_deleted++;
+		if (array_reserve((void **)&ar->dropping, &ar->dropping_cap, ar->ndropping + 1,
+				  sizeof(*ar->dropping)))
+			return; /* kept for a later read to delete */
+		k = &ar->dropping[ar->ndropping];
+		k->hash = h;
+		if (bpf_map_lookup_and_delete_elem(ar->stacks_fd, &h, &k->stack))
+			continue;
+		ar->ndropping++;
+		ar->stacks_deleted++;
 	}
+}
+
+/* At a read's end: the stacks it deleted are kept until the next one's end, the last ones go. */
+static void agg__keep_dropped(struct agg_reader *ar)
+{
+	struct agg_kept *t = ar->kept;
+	size_t cap = ar->kept_cap;
+
+	ar->kept = ar->dropping;
+	ar->kept_cap = ar->dropping_cap;
+	ar->nkept = ar->ndropping;
+	ar->dropping = t;
+	ar->dropping_cap = cap;
+	ar->ndropping = 0;
 }
 
 /*
@@ -418,6 +477,7 @@ int agg_reader__read_gone(struct agg_reader *ar, const int *gone, size_t n, agg_
 		err = agg__take(ar, &ar->gone[i], fn, ctx);
 	if (!err && ar->ngone)
 		agg__drop_stacks(ar);
+	agg__keep_dropped(ar);
 	free(pids);
 	return err;
 }
@@ -454,11 +514,12 @@ void agg_reader__report(const struct agg_reader *ar, const struct session *s, co
 		st_info("%s: %llu events counted in the kernel, %llu sent as records, %llu counted "
 			"in the kernel for want of room; %llu counts of superseded mappings read a last "
 			"time; %llu counts and %llu stacks of exited processes deleted; %llu reads of a "
-			"count put off until its first record was handled",
+			"count put off until its first record was handled; %llu deleted stacks put back "
+			"for a count made as they went",
 			tool, (unsigned long long)st[ST_STAT_AGG], (unsigned long long)st[ST_STAT_SENT],
 			(unsigned long long)st[ST_STAT_AGG_RESCUED], (unsigned long long)ar->stale,
 			(unsigned long long)ar->deleted, (unsigned long long)ar->stacks_deleted,
-			(unsigned long long)ar->early);
+			(unsigned long long)ar->early, (unsigned long long)ar->stacks_restored);
 }
 
 void agg_reader__free(struct agg_reader *ar)
@@ -472,5 +533,7 @@ void agg_reader__free(struct agg_reader *ar)
 	stack_store__free(ar->seen);
 	free(ar->gone);
 	free(ar->live);
+	free(ar->kept);
+	free(ar->dropping);
 	free(ar);
 }

@@ -1,31 +1,64 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers of test_profile.sh, test_offcpu.sh and test_deferred.sh. Sourced after lib.sh.
 
-# run_wl NAME WORKLOAD_ARGS -- STACKTAP_ARGS: like lib.sh's run_traced, for
-# workloads that print "ready PID [TID]": @PID@ and @TID@ are replaced in the
-# stacktap arguments. The tracer's banner starts with Tracing or Sampling.
-run_wl() {
-	local name=$1 wpid spid pid tid
-	shift
+# wl_start NAME HOLD WORKLOAD_ARGS -- STACKTAP_ARGS: the workload, given
+# "$TMP/go" (and "hold" when HOLD is 1), then, once it printed "ready PID
+# [TID]", the tracer, with @PID@ and @TID@ replaced in its arguments; the
+# tracer's banner starts with Tracing or Sampling. Sets WL_PID, WL_TARGET (the
+# PID it printed) and WL_TRACER. Return: non-zero, recorded, when either did
+# not start.
+wl_start() {
+	local name=$1 hold=$2 tid
+	shift 2
 	local wargs=() sargs=()
 	while [ "$1" != -- ]; do wargs+=("$1"); shift; done; shift
 	rm -f "$TMP/go"; mkfifo "$TMP/go"
-	"${wargs[@]}" "$TMP/go" > "$TMP/$name.w" &
-	wpid=$!
-	ST_PIDS+=("$wpid")
+	wargs+=("$TMP/go")
+	[ "$hold" = 1 ] && wargs+=(hold)
+	"${wargs[@]}" > "$TMP/$name.w" &
+	WL_PID=$!
+	ST_PIDS+=("$WL_PID")
 	wait_for_line "$TMP/$name.w" '^ready' || { fail "$name" "workload not ready"; return 1; }
-	read -r _ pid tid < "$TMP/$name.w"
-	for a in "$@"; do a=${a//@PID@/$pid}; sargs+=("${a//@TID@/${tid:-$pid}}"); done
+	read -r _ WL_TARGET tid < "$TMP/$name.w"
+	for a in "$@"; do a=${a//@PID@/$WL_TARGET}; sargs+=("${a//@TID@/${tid:-$WL_TARGET}}"); done
 	"$ST" "${sargs[@]}" > "$TMP/$name.out" 2> "$TMP/$name.err" &
-	spid=$!
-	ST_PIDS+=("$spid")
+	WL_TRACER=$!
+	ST_PIDS+=("$WL_TRACER")
 	wait_for_line "$TMP/$name.err" '^(Tracing|Sampling)' ||
 		{ fail "$name" "tracer not attached: $(cat "$TMP/$name.err")"; return 1; }
-	wait_tables "$name" "$pid" || return 1
+}
+
+# run_wl NAME WORKLOAD_ARGS -- STACKTAP_ARGS: like lib.sh's run_traced, for
+# workloads that print "ready PID [TID]" (wl_start()); both run to their end.
+run_wl() {
+	local name=$1
+	shift
+	wl_start "$name" 0 "$@" || return 1
+	wait_tables "$name" "$WL_TARGET" || return 1
 	release "$TMP/go"
-	wait "$wpid"
-	wait "$spid"
+	wait "$WL_PID"
+	wait "$WL_TRACER"
 	echo $? > "$TMP/$name.rc"
+}
+
+# run_held NAME DONE WORKLOAD_ARGS -- STACKTAP_ARGS: as run_wl, for a
+# workload given "GO_FIFO hold": it reads a second byte from GO_FIFO before
+# it exits. The tracer is ended (SIGINT: it prints what it has; its exit
+# status in $TMP/NAME.rc) once the workload printed a line matching DONE, so
+# no sample of the exit itself (do_exit, the address space torn down: no
+# user stack left to unwind) reaches it.
+run_held() {
+	local name=$1 done=$2
+	shift 2
+	wl_start "$name" 1 "$@" || return 1
+	release "$TMP/go"
+	# CPU time: on a loaded machine the workload takes longer in wall time.
+	wait_for_line "$TMP/$name.w" "$done" 300 || { fail "$name" "workload did not finish"; return 1; }
+	kill -INT "$WL_TRACER"
+	wait "$WL_TRACER"
+	echo $? > "$TMP/$name.rc"
+	release "$TMP/go"
+	wait "$WL_PID"
 }
 
 # wl_value NAME KEY: the number after "KEY " in the workload's output.

@@ -170,3 +170,14 @@ expect_eq agg-stale-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$
 expect_eq agg-stale-no-drop "$(grep -c 'dropped' "$TMP/stale.err")" 0
 at_least agg-stale-deleted \
 	"$(sed -n 's/^stacktap: count: .* \([0-9]*\) counts of superseded mappings read a last time.*/\1/p' "$TMP/stale.err")" 5
+
+# 11. A function that keeps data in rbp, in a file without unwind tables (workloads/fpdata.c):
+#     the frame-pointer walk from it reads a word of data where a return address would be,
+#     another at each call. It is no frame: the stack ends at the function, marked, and every
+#     call counts under that one stack in the kernel, where each made a key of its own (a
+#     stored stack and a record each) while the word was kept as a frame.
+TABLES_READY=1 run_traced fpdata "$W/fpdata_nocfi" 2000 -- count --debug -U -f -p @PID@ \
+	t:syscalls:sys_enter_getppid
+expect_eq agg-fpdata-one-stack "$(cat "$TMP/fpdata.out")" \
+	"fpdata_nocfi;[unwind_stopped:_return_address_not_in_code];fpdata_call 2000"
+expect_eq agg-fpdata-in-kernel "$(kernel_count fpdata)" 1999

@@ -104,29 +104,7 @@ check_vdso() {
 }
 source "$(dirname "$0")/deferred_lib.sh" # at_least
 
-# profile_held NAME SECONDS: the profile of vdso_loop ends (SIGINT) after its loop and before
-# it exits: samples of the exit itself (do_exit, the address space already gone) have no user
-# stack left to unwind, and are not what this measures.
-profile_held() {
-	local name=$1 wpid spid pid
-	rm -f "$TMP/go"; mkfifo "$TMP/go"
-	"$W/vdso_loop" "$2" "$TMP/go" hold > "$TMP/$name.w" &
-	wpid=$!
-	ST_PIDS+=("$wpid")
-	wait_for_line "$TMP/$name.w" '^ready' || { fail "$name" "workload not ready"; return 1; }
-	read -r _ pid < "$TMP/$name.w"
-	"$ST" profile -F 499 -f -U -p "$pid" > "$TMP/$name.out" 2> "$TMP/$name.err" &
-	spid=$!
-	ST_PIDS+=("$spid")
-	wait_for_line "$TMP/$name.err" '^Sampling' ||
-		{ fail "$name" "tracer not attached: $(cat "$TMP/$name.err")"; return 1; }
-	release "$TMP/go"
-	# SECONDS of CPU time: on a loaded machine that is longer in wall time.
-	wait_for_line "$TMP/$name.w" '^cpu_ns' 300 || { fail "$name" "workload did not finish"; return 1; }
-	kill -INT "$spid"
-	wait "$spid"
-	echo exit > "$TMP/go"
-	wait "$wpid"
-}
-
-profile_held vdso-profile 1 && check_vdso vdso-profile
+# The profile of vdso_loop ends (SIGINT) after its loop and before it exits (run_held): samples
+# of the exit itself have no user stack left to unwind, and are not what this measures.
+run_held vdso-profile '^cpu_ns' "$W/vdso_loop" 1 -- profile -F 499 -f -U -p @PID@ &&
+	check_vdso vdso-profile

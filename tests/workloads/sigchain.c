@@ -4,7 +4,13 @@
  *
  *   sigchain alarm N [GO_FIFO]     N SIGALRMs interrupt main -> s1 -> s2 -> spin;
  *                                  each runs on_alarm -> h1 -> h2, one getppid() in h2
- *   sigchain busy N [GO_FIFO]      the same, h2 burning about 2 ms of CPU instead
+ *   sigchain busy N [GO_FIFO [hold]]
+ *                                  the same, h2 burning about 2 ms of CPU instead;
+ *                                  with "hold", after "handled N" it waits for a
+ *                                  second byte from GO_FIFO before it exits, so a
+ *                                  profiler can stop first (a sample in exit() or in
+ *                                  the teardown of the address space is no chain
+ *                                  through main)
  *   sigchain altstack N [GO_FIFO]  as alarm, in a thread (thread_main -> s1 -> ...)
  *                                  whose handler runs on a sigaltstack mapped before
  *                                  the thread's stack, so above it: the walk goes back
@@ -35,6 +41,7 @@ static volatile long sink;
 static volatile int handled, target, busy;
 static void *altstack;
 static const char *go_fifo;
+static int hold;
 
 NOINLINE void h2(void)
 {
@@ -134,6 +141,7 @@ int main(int argc, char **argv)
 	}
 	target = atoi(argv[2]);
 	go_fifo = argc > 3 ? argv[3] : NULL;
+	hold = argc > 4 && !strcmp(argv[4], "hold");
 	busy = !strcmp(argv[1], "busy");
 	if (!strcmp(argv[1], "altstack"))
 		return run_altstack();
@@ -143,5 +151,8 @@ int main(int argc, char **argv)
 	workload_wait(go_fifo);
 	s1();
 	printf("handled %d\n", handled);
+	fflush(stdout);
+	if (hold)
+		workload_wait(go_fifo);
 	return 0;
 }
