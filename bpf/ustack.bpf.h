@@ -164,6 +164,7 @@ struct st_uwalk_state {
 	__u32 bp_unknown; /* a row left the caller's rbp undefined: bp is no frame pointer */
 	__u32 fp_frames;  /* frames found by frame pointer (counted once per walk) */
 	__u32 logging;    /* the walk may be kept in the walk cache (bpf/ucache.bpf.h) */
+	__u64 win_page;   /* the page in the stack window, | 1; 0: none (st_ustack_read()) */
 };
 
 struct {
@@ -172,6 +173,32 @@ struct {
 	__type(key, __u32);
 	__type(value, struct st_uwalk_state);
 } st_uwalk_states SEC(".maps");
+
+/*
+ * The stack window of a walk at the event: a copy of the stack page the last
+ * word read lay in. Deep stacks keep many frames in one page (a recursion's
+ * frames are 16-64 bytes), and a read of user memory costs about as much for
+ * a page as for 8 bytes: the checks around the copy (copy_from_user_nofault(),
+ * the hardened-usercopy check) were 57% of a 100-frame walk with one read a
+ * frame (perf, 2026-11-27). With the window a walk pays one read per page.
+ * A whole page is read, so the read fails exactly when a word read in that
+ * page would, and the words are those the word reads would give. Per CPU,
+ * as st_uwalk_states: one walk at the event runs per CPU at a time
+ * (st_scratch.busy). The faultable walk reads word by word: it may sleep,
+ * and a window of its own would cost a page of ring buffer per walk.
+ */
+#define ST_UWIN_BYTES 4096 /* a page: never larger, or a read could cross into one not mapped */
+
+struct st_uwin {
+	__u64 w[ST_UWIN_BYTES / 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct st_uwin);
+} st_uwins SEC(".maps");
 
 /* How frame 0 is looked up and unwound. */
 enum st_frame0 {
@@ -192,6 +219,7 @@ struct st_uwalk {
 	__u64 *out;            /* the first user slot of the record's ips[] */
 	struct st_uproc *proc; /* NULL: process unknown (or fp mode) */
 	struct st_ucache *log; /* the task's walk cache entry the words read go to; NULL: none */
+	struct st_uwin *win;   /* the stack window (walks at the event); NULL: read word by word */
 	__u32 mode;            /* enum st_unwind_mode */
 };
 
@@ -375,6 +403,33 @@ static __always_inline struct unwind_row *st_find_row(struct st_uwalk_state *st,
 	return bpf_map_lookup_elem(&st_urows, &key);
 }
 
+/*
+ * Reads @size (8 or 16) bytes of the stack at @addr: from the stack window
+ * @win when @addr's page is in it or can be read into it, else as
+ * st_uread() does (a faultable walk, no window, an unaligned address, a
+ * read across a page's end, a page that cannot be read).
+ */
+static __always_inline long st_ustack_read(struct st_uwalk_state *st, struct st_uwin *win,
+					   __u64 *dst, __u32 size, __u64 addr, bool faultable)
+{
+	__u64 page = addr & ~(__u64)(ST_UWIN_BYTES - 1);
+	__u32 i = (addr & (ST_UWIN_BYTES - 1)) / 8;
+
+	if (faultable || !win || (addr & 7) || i + size / 8 > ST_UWIN_BYTES / 8)
+		return st_uread(dst, size, addr, faultable);
+	if (ST_VOL(st->win_page) != (page | 1)) {
+		if (bpf_probe_read_user(win->w, ST_UWIN_BYTES, (const void *)page)) {
+			ST_VOL(st->win_page) = 0;
+			return st_uread(dst, size, addr, false);
+		}
+		ST_VOL(st->win_page) = page | 1;
+	}
+	dst[0] = win->w[i & (ST_UWIN_BYTES / 8 - 1)];
+	if (size > 8)
+		dst[1] = win->w[(i + 1) & (ST_UWIN_BYTES / 8 - 1)];
+	return 0;
+}
+
 /* What bpf_find_vma() tells about one address. */
 struct st_vma {
 	__u64 start, end, flags;
@@ -515,7 +570,8 @@ static __always_inline int st_to_caller(struct st_uwalk_state *st, __u64 cfa, __
 
 /* The row rule: CFA from rsp/rbp, RA at CFA - 8, rbp per the row. */
 static __always_inline int st_row_step(struct st_uwalk_state *st, const struct unwind_row *row,
-				       __u64 *buf, struct st_ucache *log, bool faultable)
+				       __u64 *buf, struct st_ucache *log, struct st_uwin *win,
+				       bool faultable)
 {
 	bool bp_unknown = st->bp_unknown;
 	__u64 cfa;
@@ -545,7 +601,7 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 	 * which costs as much as one of the two.
 	 */
 	if (row->rbp == UNWIND_RBP_SAVED && row->rbp_off == -2) {
-		if (st_uread(buf, 16, cfa - 16, faultable))
+		if (st_ustack_read(st, win, buf, 16, cfa - 16, faultable))
 			return st_ustop(st, ST_USTOP_READ_FAILED);
 		/* Both words are what the walk read: the walk cache compares them again. */
 		if (!faultable && log) {
@@ -554,13 +610,13 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 		}
 		return st_to_caller(st, cfa, buf[1], buf[0], false, 0);
 	}
-	if (st_uread(&buf[1], 8, cfa - 8, faultable))
+	if (st_ustack_read(st, win, &buf[1], 8, cfa - 8, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log)
 		st_ucache_word(log, cfa - 8, buf[1]);
 	buf[0] = st->bp;
 	if (row->rbp == UNWIND_RBP_SAVED) {
-		if (st_uread(&buf[0], 8, cfa + (__s64)row->rbp_off * 8, faultable))
+		if (st_ustack_read(st, win, &buf[0], 8, cfa + (__s64)row->rbp_off * 8, faultable))
 			return st_ustop(st, ST_USTOP_READ_FAILED);
 		if (!faultable && log)
 			st_ucache_word(log, cfa + (__s64)row->rbp_off * 8, buf[0]);
@@ -574,7 +630,7 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 
 /* The fp rule: [bp] is the caller's bp, [bp + 8] the return address. */
 static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, struct st_ucache *log,
-				      bool faultable)
+				      struct st_uwin *win, bool faultable)
 {
 	if (st->bp_unknown)
 		return st_ustop(st, ST_USTOP_FP_END);
@@ -582,7 +638,7 @@ static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, str
 		return st_ustop(st, ST_USTOP_OUTERMOST); /* frame pointer 0: the chain's end */
 	if (st_up(st, st->bp + 16, ST_USTOP_FP_END))
 		return 1;
-	if (st_uread(buf, 16, st->bp, faultable))
+	if (st_ustack_read(st, win, buf, 16, st->bp, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log) {
 		st_ucache_word(log, st->bp, buf[0]);
@@ -737,7 +793,7 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_signal_step(st, buf, w->log, faultable);
 	}
 	if (row && row->cfa != UNWIND_CFA_NONE)
-		return st_row_step(st, row, buf, w->log, faultable);
+		return st_row_step(st, row, buf, w->log, w->win, faultable);
 	/*
 	 * A return address where a trampoline may hide (st_row_of()): it is told
 	 * by its code. Reading it costs as much as a frame-pointer step, so it is
@@ -764,7 +820,7 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_ustop(st, ST_USTOP_NO_TABLE);
 	if (frame0 == ST_FRAME0_ENTRY)
 		return st_entry_step(st, buf, w->log, faultable);
-	return st_fp_step(st, buf, w->log, faultable);
+	return st_fp_step(st, buf, w->log, w->win, faultable);
 }
 
 static int st_uwalk_cb(__u32 i, void *ctx)
@@ -936,6 +992,8 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 			st_ustat_inc(ST_USTAT_NO_PROC);
 		}
 	}
+	if (!faultable && !state)
+		w.win = bpf_map_lookup_elem(&st_uwins, &slot);
 	if (cache && !faultable && !state)
 		c = st_ucache_try(&w, task, &hit);
 	if (hit) {
