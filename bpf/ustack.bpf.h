@@ -922,7 +922,7 @@ static __always_inline int st_rep_frame(struct st_uwalk *w)
 	struct st_uwalk_state *st = w->st;
 	__u32 n = st->n, i;
 
-	if (!st->ip || n >= st->max || n >= ST_MAX_USTACK)
+	if (!st->ip || n >= st->max || n >= ST_MAX_USTACK || st->frame0 != ST_FRAME0_NONE)
 		return -1;
 	i = st_rep_slot(st, w->win);
 	if (!i || !w->win)
@@ -932,16 +932,21 @@ static __always_inline int st_rep_frame(struct st_uwalk *w)
 	return st_rep_take(st, w->log, w->win, i);
 }
 
+/* Frames an iteration takes by st_rep_frame() at most: the verifier checks each apart. */
+#define ST_REP_BATCH 8
+
 static int st_uwalk_cb(__u32 i, void *ctx)
 {
 	struct st_uwalk *w = ctx;
+	__u32 k;
 
-	if (st_uwalk_step(w, false))
-		return 1;
-	/* Three more at most: the verifier checks each apart. */
-	if (w->mode != ST_UNWIND_FP && !st_rep_frame(w) && !st_rep_frame(w))
-		st_rep_frame(w);
-	return 0;
+	if (w->mode != ST_UNWIND_FP && !st_rep_frame(w)) {
+		for (k = 1; k < ST_REP_BATCH; k++)
+			if (st_rep_frame(w))
+				break;
+		return 0;
+	}
+	return st_uwalk_step(w, false);
 }
 
 static int st_uwalk_cb_faultable(__u32 i, void *ctx)
