@@ -165,6 +165,9 @@ struct st_uwalk_state {
 	__u32 bp_unknown; /* a row left the caller's rbp undefined: bp is no frame pointer */
 	__u32 fp_frames;  /* frames found by frame pointer (counted once per walk) */
 	__u32 logging;    /* the walk may be kept in the walk cache (bpf/ucache.bpf.h) */
+	__u64 win_lo, win_hi; /* what the stack window holds (st_uwin_slot()); lo 0: nothing */
+	/* Where the last rsp-based row with rbp kept covers: [lo, hi), CFA = rsp + off. */
+	__u64 rep_lo, rep_hi, rep_off;
 };
 
 struct {
@@ -173,6 +176,33 @@ struct {
 	__type(key, __u32);
 	__type(value, struct st_uwalk_state);
 } st_uwalk_states SEC(".maps");
+
+/*
+ * The stack window of a walk at the event: a copy of the stack from a word
+ * the walk read to the end of its page. Deep stacks keep many frames in one page (a recursion's
+ * frames are 16-64 bytes), and a read of user memory costs about as much for
+ * a page as for 8 bytes: the checks around the copy (copy_from_user_nofault(),
+ * the hardened-usercopy check) were 57% of a 100-frame walk with one read a
+ * frame (perf, 2026-11-27). With the window a walk pays one read per page.
+ * The read stays within one page, so it fails exactly when a word read in
+ * that page would, and the words are those the word reads would give; a
+ * word below the window reads the page again from there. Per CPU,
+ * as st_uwalk_states: one walk at the event runs per CPU at a time
+ * (st_scratch.busy). The faultable walk reads word by word: it may sleep,
+ * and a window of its own would cost a page of ring buffer per walk.
+ */
+#define ST_UWIN_BYTES 4096 /* a page: never larger, or a read could cross into one not mapped */
+
+struct st_uwin {
+	__u64 w[ST_UWIN_BYTES / 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct st_uwin);
+} st_uwins SEC(".maps");
 
 /* How frame 0 is looked up and unwound. */
 enum st_frame0 {
@@ -193,6 +223,7 @@ struct st_uwalk {
 	__u64 *out;            /* the first user slot of the record's ips[] */
 	struct st_uproc *proc; /* NULL: process unknown (or fp mode) */
 	struct st_ucache *log; /* the task's walk cache entry the words read go to; NULL: none */
+	struct st_uwin *win;   /* the stack window (walks at the event); NULL: read word by word */
 	__u32 mode;            /* enum st_unwind_mode */
 };
 
@@ -376,6 +407,45 @@ static __always_inline struct unwind_row *st_find_row(struct st_uwalk_state *st,
 	return bpf_map_lookup_elem(&st_urows, &key);
 }
 
+/*
+ * The stack window's slot of the @size bytes (8 or 16) at @addr, reading
+ * them in with the rest of their page when the window does not hold them.
+ * Return: the slot + 1 (w[slot] is the word at @addr), or 0 when the window
+ * cannot serve them: no window, an unaligned address, a read across a
+ * page's end, a page that cannot be read (the caller then reads as
+ * st_uread() does, and fails as it would have).
+ */
+static __always_inline __u32 st_uwin_slot(struct st_uwalk_state *st, struct st_uwin *win,
+					  __u64 addr, __u32 size)
+{
+	__u64 end = (addr | (ST_UWIN_BYTES - 1)) + 1, lo = ST_VOL(st->win_lo), n = end - addr;
+
+	if (!win || (addr & 7) || addr + size > end || n > ST_UWIN_BYTES)
+		return 0;
+	if (!lo || addr < lo || addr >= ST_VOL(st->win_hi)) {
+		ST_VOL(st->win_lo) = 0;
+		if (bpf_probe_read_user(win->w, n, (const void *)addr))
+			return 0;
+		ST_VOL(st->win_lo) = lo = addr;
+		ST_VOL(st->win_hi) = end;
+	}
+	return ((addr - lo) / 8 & (ST_UWIN_BYTES / 8 - 1)) + 1;
+}
+
+/* Reads @size (8 or 16) bytes of the stack at @addr: from the stack window where it can. */
+static __always_inline long st_ustack_read(struct st_uwalk_state *st, struct st_uwin *win,
+					   __u64 *dst, __u32 size, __u64 addr, bool faultable)
+{
+	__u32 i = faultable ? 0 : st_uwin_slot(st, win, addr, size);
+
+	if (!i)
+		return st_uread(dst, size, addr, faultable);
+	dst[0] = win->w[(i - 1) & (ST_UWIN_BYTES / 8 - 1)];
+	if (size > 8)
+		dst[1] = win->w[i & (ST_UWIN_BYTES / 8 - 1)];
+	return 0;
+}
+
 /* What bpf_find_vma() tells about one address. */
 struct st_vma {
 	__u64 start, end, flags;
@@ -544,7 +614,8 @@ static __always_inline int st_to_caller(struct st_uwalk_state *st, __u64 cfa, __
 
 /* The row rule: CFA from rsp/rbp, RA at CFA - 8, rbp per the row. */
 static __always_inline int st_row_step(struct st_uwalk_state *st, const struct unwind_row *row,
-				       __u64 *buf, struct st_ucache *log, bool faultable)
+				       __u64 *buf, struct st_ucache *log, struct st_uwin *win,
+				       bool faultable)
 {
 	bool bp_unknown = st->bp_unknown;
 	__u64 cfa;
@@ -574,7 +645,7 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 	 * which costs as much as one of the two.
 	 */
 	if (row->rbp == UNWIND_RBP_SAVED && row->rbp_off == -2) {
-		if (st_uread(buf, 16, cfa - 16, faultable))
+		if (st_ustack_read(st, win, buf, 16, cfa - 16, faultable))
 			return st_ustop(st, ST_USTOP_READ_FAILED);
 		/* Both words are what the walk read: the walk cache compares them again. */
 		if (!faultable && log) {
@@ -583,13 +654,13 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 		}
 		return st_to_caller(st, cfa, buf[1], buf[0], false, 0);
 	}
-	if (st_uread(&buf[1], 8, cfa - 8, faultable))
+	if (st_ustack_read(st, win, &buf[1], 8, cfa - 8, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log)
 		st_ucache_word(log, cfa - 8, buf[1]);
 	buf[0] = st->bp;
 	if (row->rbp == UNWIND_RBP_SAVED) {
-		if (st_uread(&buf[0], 8, cfa + (__s64)row->rbp_off * 8, faultable))
+		if (st_ustack_read(st, win, &buf[0], 8, cfa + (__s64)row->rbp_off * 8, faultable))
 			return st_ustop(st, ST_USTOP_READ_FAILED);
 		if (!faultable && log)
 			st_ucache_word(log, cfa + (__s64)row->rbp_off * 8, buf[0]);
@@ -603,7 +674,7 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 
 /* The fp rule: [bp] is the caller's bp, [bp + 8] the return address. */
 static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, struct st_ucache *log,
-				      bool faultable)
+				      struct st_uwin *win, bool faultable)
 {
 	if (st->bp_unknown)
 		return st_ustop(st, ST_USTOP_FP_END);
@@ -611,7 +682,7 @@ static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, str
 		return st_ustop(st, ST_USTOP_OUTERMOST); /* frame pointer 0: the chain's end */
 	if (st_up(st, st->bp + 16, ST_USTOP_FP_END))
 		return 1;
-	if (st_uread(buf, 16, st->bp, faultable))
+	if (st_ustack_read(st, win, buf, 16, st->bp, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log) {
 		st_ucache_word(log, st->bp, buf[0]);
@@ -709,6 +780,73 @@ static __always_inline int st_not_a_frame(struct st_uwalk_state *st)
 }
 
 /*
+ * A recursion walks one function's frames one after another, and the
+ * commonest rule of code without frame pointers is CFA = rsp + off with rbp
+ * kept. So the range the row just found covers (within its mapping) is kept
+ * when the row says so, and a frame whose return address falls in it takes
+ * the row rule's step (st_rep_step()) without finding mapping and row again,
+ * which was most of a deep walk's cost once its reads came from the window.
+ */
+static __always_inline void st_rep_keep(struct st_uwalk_state *st, const struct st_umap *m,
+					__s16 cfa_off)
+{
+	__u64 lo = ST_VOL(st->row_lo), hi = ST_VOL(st->row_hi);
+
+	ST_VOL(st->rep_lo) = lo > m->start ? lo : m->start;
+	ST_VOL(st->rep_hi) = hi < m->end ? hi : m->end;
+	ST_VOL(st->rep_off) = (__u64)(__s64)cfa_off;
+}
+
+/*
+ * Does the frame at ip take the kept row's step: CFA = rsp + off, RA at
+ * CFA - 8, rbp kept, as st_row_step() would take it? Only where that step
+ * would find the same row and make no other check: a return address in the
+ * kept range, no uretprobe trampoline to look for, no stack switch so far,
+ * the CFA above sp; and only from the stack window (a walk at the event).
+ * Return: the window slot + 1 of the return address, or 0 (the full step).
+ */
+static __always_inline __u32 st_rep_slot(struct st_uwalk_state *st, struct st_uwin *win)
+{
+	__u64 pc = st->ip - 1, cfa;
+
+	if (!st->pc_off || pc < ST_VOL(st->rep_lo) || pc >= ST_VOL(st->rep_hi) || st->tramp ||
+	    st->stack_hi)
+		return 0;
+	cfa = st->sp + ST_VOL(st->rep_off);
+	if ((cfa & 7) || cfa <= st->sp)
+		return 0;
+	return st_uwin_slot(st, win, cfa - 8, 8);
+}
+
+/*
+ * The kept row's step, its return address in window slot @i - 1 (@i from
+ * st_rep_slot()). Return: 0 when taken, -1 when the full step must run.
+ */
+static __always_inline int st_rep_take(struct st_uwalk_state *st, struct st_ucache *log,
+				       struct st_uwin *win, __u32 i)
+{
+	__u64 cfa = st->sp + ST_VOL(st->rep_off), ra;
+
+	if (!i || !win)
+		return -1;
+	ra = win->w[(i - 1) & (ST_UWIN_BYTES / 8 - 1)];
+	if (log)
+		st_ucache_word(log, cfa - 8, ra);
+	st->switched = 0;
+	st->sp = cfa;
+	st->ip = ra;
+	st->mark = 0;
+	st->pc_off = 1;
+	return 0;
+}
+
+static __always_inline int st_rep_step(struct st_uwalk_state *st, struct st_ucache *log,
+				       struct st_uwin *win)
+{
+	return st_rep_take(st, log, win, st_rep_slot(st, win));
+}
+
+/*
  * The row for @pc, NULL for none; in *how 1 when the walk must end here,
  * 2 where a trampoline may hide, else 0. A trampoline may hide in a file
  * without rows (JIT code, a libc built without unwind tables), and where a
@@ -762,6 +900,8 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 		return NULL;
 	row = st_find_row(st, m, pc);
 	*how = (!row || row->cfa == UNWIND_CFA_NONE) && ST_VOL(st->row_hi) == st->ip ? 2 : 0;
+	if (row && row->cfa == UNWIND_CFA_RSP && row->rbp == UNWIND_RBP_SAME)
+		st_rep_keep(st, m, row->cfa_off);
 	return row;
 }
 
@@ -794,6 +934,9 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	st->frame0 = ST_FRAME0_NONE;
 	if (frame0 == ST_FRAME0_SIGRETURN)
 		return st_signal_step(st, buf, w->log, faultable);
+	if (w->mode != ST_UNWIND_FP && frame0 == ST_FRAME0_NONE && !faultable &&
+	    !st_rep_step(st, w->log, w->win))
+		return 0;
 	row = st_row_of(w, st->ip - st->pc_off, &how);
 	if (how == 1)
 		return 1;
@@ -802,7 +945,7 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_signal_step(st, buf, w->log, faultable);
 	}
 	if (row && row->cfa != UNWIND_CFA_NONE)
-		return st_row_step(st, row, buf, w->log, faultable);
+		return st_row_step(st, row, buf, w->log, w->win, faultable);
 	/*
 	 * A return address where a trampoline may hide (st_row_of()): it is told
 	 * by its code. Reading it costs as much as a frame-pointer step, so it is
@@ -829,12 +972,46 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_ustop(st, ST_USTOP_NO_TABLE);
 	if (frame0 == ST_FRAME0_ENTRY)
 		return st_entry_step(st, buf, w->log, faultable);
-	return st_fp_step(st, buf, w->log, faultable);
+	return st_fp_step(st, buf, w->log, w->win, faultable);
 }
+
+/*
+ * One more frame in the same bpf_loop() iteration, where it takes the kept
+ * row's step (st_rep_step()): a deep recursion's frames then cost no call
+ * and return each (a return costs ~10 ns here, with the SRSO mitigation's
+ * return thunk). What st_uwalk_step() does for such a frame, in its order.
+ * Return: 0 when taken, -1 when left to the next iteration's full step.
+ */
+static __always_inline int st_rep_frame(struct st_uwalk *w)
+{
+	struct st_uwalk_state *st = w->st;
+	__u32 n = st->n, i;
+
+	if (!st->ip || n >= st->max || n >= ST_MAX_USTACK || st->frame0 != ST_FRAME0_NONE)
+		return -1;
+	i = st_rep_slot(st, w->win);
+	if (!i || !w->win)
+		return -1;
+	w->out[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
+	st->n = n + 1;
+	return st_rep_take(st, w->log, w->win, i);
+}
+
+/* Frames an iteration takes by st_rep_frame() at most: the verifier checks each apart. */
+#define ST_REP_BATCH 8
 
 static int st_uwalk_cb(__u32 i, void *ctx)
 {
-	return st_uwalk_step(ctx, false);
+	struct st_uwalk *w = ctx;
+	__u32 k;
+
+	if (w->mode != ST_UNWIND_FP && !st_rep_frame(w)) {
+		for (k = 1; k < ST_REP_BATCH; k++)
+			if (st_rep_frame(w))
+				break;
+		return 0;
+	}
+	return st_uwalk_step(w, false);
 }
 
 static int st_uwalk_cb_faultable(__u32 i, void *ctx)
@@ -1001,6 +1178,8 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 			st_ustat_inc(ST_USTAT_NO_PROC);
 		}
 	}
+	if (!faultable && !state)
+		w.win = bpf_map_lookup_elem(&st_uwins, &slot);
 	if (cache && !faultable && !state)
 		c = st_ucache_try(&w, task, &hit);
 	if (hit) {
