@@ -17,10 +17,16 @@
 /* "1": every relay runs on the caller's thread alone (to compare, or to rule threads out). */
 #define RELAY_ENV_ONE_THREAD "STACKTAP_ONE_THREAD"
 
+/*
+ * Slots are filled in turn: item i goes to slot i % nslots, which holds
+ * what item i - nslots left there. What an item holds may be released by
+ * use(), or by the next make() of its slot (on the worker, so memory goes
+ * back to the thread that took it), or by the caller after relay__run().
+ */
 struct relay_ops {
 	/* On the worker: fill @slot with item @i. Return: 0 or -errno (no use(), no drop()). */
 	int (*make)(void *ctx, size_t i, void *slot);
-	/* On the caller: use item @i and release what @slot holds, even when failing. */
+	/* On the caller: use item @i; the slot is not made again before this returns. */
 	int (*use)(void *ctx, size_t i, void *slot);
 	/* On the caller, once the worker has ended: release a made item never used. */
 	void (*drop)(void *ctx, void *slot);
