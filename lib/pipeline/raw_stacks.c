@@ -312,7 +312,7 @@ static int raw__batch_use(void *ctx, size_t i, void *slot)
 
 /*
  * Names batch k + 1 while batch k is added, on two CPUs: of a 1M-sample
- * system-wide report's 6.5 CPU-s, decoding and naming are 3.1 and adding
+ * system-wide report's 7 CPU-s, decoding and naming are 3.1 and adding
  * 2.2, so the two overlap for most of it (docs/recording.md). A batch a
  * slot; three let the worker run ahead over an uneven batch.
  */
