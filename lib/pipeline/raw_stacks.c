@@ -14,6 +14,7 @@
 #include "lib/sym/event_frames.h"
 #include "lib/util/htab.h"
 #include "lib/util/log.h"
+#include "lib/util/relay.h"
 
 /* Stacks named per batch: large enough to share file visits, small enough to bound memory. */
 #define RAW_BATCH 4096
@@ -221,37 +222,114 @@ uint64_t raw_stacks__settled(const struct raw_stacks *rs)
 	return rs->settled;
 }
 
-/* Decodes entries [first, first + n) at their times, names them in one batch, reports them. */
-static int raw__report_batch(struct raw_stacks *rs, struct symbolizer *sym,
-			     struct stack_entry **v, size_t first, size_t n, struct report *r)
+/*
+ * A batch of entries on its way to the report: decoded and named on the
+ * relay's worker (the symbolizer, its registry and libdw are only touched
+ * there while the relay runs), added to the report on the caller's thread
+ * (the report model only there). What passes between them is the batch's
+ * frames, and the strings they point at, which stay as they are until the
+ * report is done (symbolizer__remember(), report__same_strings()).
+ */
+struct raw_batch {
+	struct event_frames *ef;
+	size_t first, n, done; /* entries [first, first + n); done: decoded */
+};
+
+struct raw_run {
+	struct raw_stacks *rs;
+	struct symbolizer *sym;
+	struct stack_entry **v;
+	size_t n; /* entries */
+	struct report *r;
+};
+
+static void raw__batch_release(void *ctx, void *slot)
 {
-	struct event_frames *ef = calloc(n ? n : 1, sizeof(*ef));
-	size_t i, done = 0;
-	int err = ef ? 0 : -ENOMEM;
+	struct raw_batch *b = slot;
+	size_t i;
 
-	for (i = 0; i < n && !err; i++, done++) {
-		const struct raw_key *k = (const struct raw_key *)v[first + i]->key;
+	(void)ctx;
+	for (i = 0; b->ef && i < b->done; i++)
+		event_frames__release(&b->ef[i]);
+	free(b->ef);
+	b->ef = NULL;
+}
 
-		if (v[first + i]->data)
-			err = event_frames__decode_at(&ef[i], k->pid, k->ips, k->kd, k->ud,
+/* On the worker: decodes batch @i's entries at their times and names them in one go. */
+static int raw__batch_make(void *ctx, size_t i, void *slot)
+{
+	struct raw_run *run = ctx;
+	struct raw_batch *b = slot;
+	struct stack_entry **v = run->v;
+	size_t j;
+	int err;
+
+	raw__batch_release(ctx, slot); /* the batch before in this slot: freed where it was taken */
+	b->first = i * RAW_BATCH;
+	b->n = run->n - b->first < RAW_BATCH ? run->n - b->first : RAW_BATCH;
+	b->done = 0;
+	b->ef = calloc(b->n, sizeof(*b->ef));
+	err = b->ef ? 0 : -ENOMEM;
+	for (j = b->first; j < b->first + b->n && !err; j++, b->done++) {
+		const struct raw_key *k = (const struct raw_key *)v[j]->key;
+
+		if (v[j]->data)
+			err = event_frames__decode_at(&b->ef[b->done], k->pid, k->ips, k->kd, k->ud,
 						      joiner_lost_frame(k->flags), k->ustop,
-						      v[first + i]->data);
+						      v[j]->data);
 		else
-			err = event_frames__decode(&ef[i], sym, k->pid, rs->ts[first + i], k->ips,
-						   k->kd, k->ud, joiner_lost_frame(k->flags),
-						   k->ustop);
+			err = event_frames__decode(&b->ef[b->done], run->sym, k->pid,
+						   run->rs->ts[j], k->ips, k->kd, k->ud,
+						   joiner_lost_frame(k->flags), k->ustop);
 	}
 	if (!err)
-		err = symbolizer__name(sym, ef, n);
-	for (i = 0; i < n && !err; i++) {
-		const struct raw_key *k = (const struct raw_key *)v[first + i]->key;
+		err = symbolizer__name(run->sym, b->ef, b->n);
+	if (err)
+		raw__batch_release(ctx, slot);
+	else
+		symbolizer__progress(run->sym, b->first + b->n, run->n);
+	return err;
+}
 
-		err = report__add(r, k->pid, k->comm, ef[i].v, ef[i].nk, ef[i].nu,
-				  v[first + i]->count, v[first + i]->weight, k->flags);
+/* On the caller: adds a named batch to the report (its frames are freed on the worker). */
+static int raw__batch_use(void *ctx, size_t i, void *slot)
+{
+	struct raw_run *run = ctx;
+	struct raw_batch *b = slot;
+	size_t j;
+	int err = 0;
+
+	(void)i;
+	for (j = 0; j < b->n && !err; j++) {
+		const struct stack_entry *e = run->v[b->first + j];
+		const struct raw_key *k = (const struct raw_key *)e->key;
+
+		err = report__add(run->r, k->pid, k->comm, b->ef[j].v, b->ef[j].nk, b->ef[j].nu,
+				  e->count, e->weight, k->flags);
 	}
-	for (i = 0; ef && i < done; i++)
-		event_frames__release(&ef[i]);
-	free(ef);
+	return err;
+}
+
+/*
+ * Names batch k + 1 while batch k is added, on two CPUs: of a 1M-sample
+ * system-wide report's 7 CPU-s, decoding and naming are 3.1 and adding
+ * 2.2, so the two overlap for most of it (docs/recording.md). A batch a
+ * slot; three let the worker run ahead over an uneven batch.
+ */
+static int raw__report_batches(struct raw_stacks *rs, struct symbolizer *sym,
+			       struct stack_entry **v, size_t n, struct report *r)
+{
+	static const struct relay_ops ops = {
+		.make = raw__batch_make, .use = raw__batch_use, .drop = raw__batch_release,
+	};
+	struct raw_run run = { .rs = rs, .sym = sym, .v = v, .n = n, .r = r };
+	struct raw_batch slots[3] = { 0 };
+	size_t i;
+	int err = relay__run((n + RAW_BATCH - 1) / RAW_BATCH, slots, sizeof(slots[0]), 3, &ops,
+			     &run);
+
+	for (i = 0; i < 3; i++)
+		raw__batch_release(&run, &slots[i]);
 	return err;
 }
 
@@ -279,7 +357,7 @@ static double raw__ms(void)
 int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct report *r)
 {
 	struct stack_entry **v = stack_store__entries(rs->store);
-	size_t i, n = stack_store__len(rs->store);
+	size_t n = stack_store__len(rs->store);
 	long rss0 = raw__rss_kib();
 	double t0 = raw__ms();
 	int err = 0;
@@ -289,10 +367,7 @@ int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct rep
 	symbolizer__refresh(sym); /* what JITs wrote since their processes were seen */
 	symbolizer__remember(sym, true); /* each address named once across the batches */
 	report__same_strings(r, true);   /* and nothing the names live in is freed meanwhile */
-	for (i = 0; i < n && !err; i += RAW_BATCH) {
-		err = raw__report_batch(rs, sym, v, i, n - i < RAW_BATCH ? n - i : RAW_BATCH, r);
-		symbolizer__progress(sym, n - i < RAW_BATCH ? n : i + RAW_BATCH, n);
-	}
+	err = raw__report_batches(rs, sym, v, n, r);
 	report__same_strings(r, false);
 	symbolizer__remember(sym, false);
 	free(v);
