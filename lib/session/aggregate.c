@@ -345,6 +345,46 @@ static int agg__take(struct agg_reader *ar, const struct st_agg_key *k, agg_fn f
 }
 
 /*
+ * Keys taken out of the maps stay in @seen zeroed, and a zeroed entry means
+ * what no entry means: nothing read yet (a key's first event travels as a
+ * record, so a count read once may be 0 as well). Once @seen holds more than
+ * twice the keys the last scan met, it is built again from its nonzero
+ * entries; else it grew with every key any process ever counted, and each
+ * read's lookups in it missed the cache more and more.
+ */
+#define AGG_SEEN_COMPACT_MIN 1024
+
+static int agg__compact_seen(struct agg_reader *ar)
+{
+	size_t n = stack_store__len(ar->seen), i;
+	struct stack_entry **v, *e;
+	struct stack_store *fresh;
+
+	if (n < AGG_SEEN_COMPACT_MIN || n <= 2 * ar->scanned)
+		return 0;
+	v = stack_store__entries(ar->seen);
+	fresh = v ? stack_store__new() : NULL;
+	for (i = 0; fresh && i < n; i++) {
+		if (!v[i]->count && !v[i]->weight)
+			continue;
+		e = stack_store__merge(fresh, v[i]->key, v[i]->len, 0, 0);
+		if (!e) {
+			stack_store__free(fresh);
+			fresh = NULL;
+			break;
+		}
+		e->count = v[i]->count;
+		e->weight = v[i]->weight;
+	}
+	free(v);
+	if (!fresh)
+		return -ENOMEM;
+	stack_store__free(ar->seen);
+	ar->seen = fresh;
+	return 0;
+}
+
+/*
  * One entry of a scan: a count of an exited process is noted for its last
  * read after the scan; any other is handed out if it grew.
  */
@@ -478,6 +518,8 @@ int agg_reader__read_gone(struct agg_reader *ar, const int *gone, size_t n, agg_
 	if (!err && ar->ngone)
 		agg__drop_stacks(ar);
 	agg__keep_dropped(ar);
+	if (!err)
+		err = agg__compact_seen(ar);
 	free(pids);
 	return err;
 }

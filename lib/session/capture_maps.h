@@ -34,7 +34,8 @@ uint64_t capture_agg_auto(uint64_t mem_bytes);
 /**
  * capture_agg_rate() - the same for a tool whose events come at a known
  * rate (@hz a second on each of @ncpus, profile -F): a minute of events,
- * all distinct, at least capture_agg_auto()'s floor, at most its figure.
+ * all distinct, at least 16,384 (below capture_agg_auto()'s floor: every
+ * read walks all the buckets), at most capture_agg_auto()'s figure.
  * 0 for @hz: capture_agg_auto().
  *
  * Return: entries.

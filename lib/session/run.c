@@ -182,9 +182,12 @@ static void run__table_release(void *ctx, const struct unwind_table *t)
  * its way (RUN_GONE_GRACE_NS after the exit: the ring buffer and the
  * joiner hold events far shorter), in batches, since the tool reads the
  * kernel's counts before it settles them: every RUN_GONE_BATCH exits, or
- * when the oldest waiting exit is RUN_GONE_AGE_NS old. Memory then stays
- * flat however many processes come and go. Not when recording (a replay
- * must make the same /proc reads) nor replaying.
+ * RUN_GONE_AGE_NS after the last settling when fewer wait. Memory then
+ * stays flat however many processes come and go. Not when recording (a
+ * replay must make the same /proc reads) nor replaying. (The age was the
+ * oldest waiting exit's, which the grace had already made as old: with a
+ * few exits a second on the machine, every poll settled, and each settling
+ * walks the count maps.)
  *
  * Often: a settle frees the exited processes' keys in the kernel's count
  * maps, and under churn (a test suite's compilers, each with thousands of
@@ -207,7 +210,7 @@ static void run__forget_gone(struct st_run *r, uint64_t now)
 	if (!r->tool.on_gone || r->rec || st_run_replaying())
 		return;
 	n = procs__gone_ready(r->procs, before, &oldest);
-	if (n >= RUN_GONE_BATCH || (n && now - oldest >= RUN_GONE_AGE_NS)) {
+	if (n >= RUN_GONE_BATCH || (n && now - r->last_settle >= RUN_GONE_AGE_NS)) {
 		procs__forget_gone(r->procs, before, r->tool.on_gone, r->tool.ctx);
 		r->last_settle = now;
 	} else if (now - r->last_settle >= RUN_GONE_AGE_NS) {

@@ -52,9 +52,11 @@ static void test_agg_by_memory(void)
 	CHECK_EQ_U64(capture_agg_auto(0), 65536);
 	CHECK_EQ_U64(capture_agg_auto(256 * GIB), 1959382);
 	CHECK_EQ_U64(capture_agg_auto(4096 * GIB), 1ull << 24); /* --agg-entries' own bound */
-	/* At a known rate: a minute of events, between the floor and the memory's figure. */
+	/* At a known rate: a minute of events, between its own floor and the memory's figure. */
 	CHECK_EQ_U64(capture_agg_rate(24 * GIB, 2, 0), 183692);
-	CHECK_EQ_U64(capture_agg_rate(24 * GIB, 2, 99), 65536); /* 11,880: the floor */
+	CHECK_EQ_U64(capture_agg_rate(24 * GIB, 2, 99), 16384); /* 11,880: the rate's floor */
+	CHECK_EQ_U64(capture_agg_rate(24 * GIB, 2, 200), 24000);
+	CHECK_EQ_U64(capture_agg_rate(1 * GIB, 2, 99), 16384); /* under the memory's floor */
 	CHECK_EQ_U64(capture_agg_rate(24 * GIB, 16, 99), 95040);
 	CHECK_EQ_U64(capture_agg_rate(24 * GIB, 64, 999), 183692); /* the memory's figure */
 	CHECK_EQ_U64(capture_agg_rate(24 * GIB, 0, 99), 183692);

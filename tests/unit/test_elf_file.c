@@ -4,10 +4,12 @@
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "lib/elf/elf_file.h"
 #include "tests/unit/check.h"
@@ -270,6 +272,60 @@ static void test_tiny(void)
 	elf_file__free(ef);
 }
 
+/* Two FNV-1a passes over @n bytes: the identity of a file without a build ID, by hand. */
+static void fnv_pair(const uint8_t *p, size_t n, uint64_t h[2])
+{
+	size_t i;
+
+	h[0] = 0xcbf29ce484222325ULL;
+	h[1] = 0x84222325cbf29ce4ULL;
+	for (i = 0; i < n; i++) {
+		h[0] = (h[0] ^ p[i]) * 0x100000001b3ULL;
+		h[1] = (h[1] ^ p[i]) * 0x100000001b3ULL;
+	}
+}
+
+/*
+ * tiny.so with its build ID note's type changed: no build ID, so the
+ * identity is the hash of the whole file, whether it is mapped (a root-owned
+ * file: hashed by reads) or read into memory; both give the hash of its bytes.
+ */
+static void test_no_build_id(void)
+{
+	static const uint8_t id[] = "\x11\xd9\x86\x74\x5e\x21\x49\xd1";
+	char path[] = "/tmp/st-elf-noid.XXXXXX";
+	uint8_t buf[64 * 1024], *at;
+	const uint8_t *got;
+	uint64_t want[2];
+	struct elf_file *ef;
+	bool is_hash;
+	FILE *f = fopen("fuzz/corpus/elf_file/tiny.so", "rb");
+	size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
+	int fd;
+
+	if (f)
+		fclose(f);
+	at = n ? memmem(buf, n, id, sizeof(id) - 1) : NULL;
+	CHECK(at != NULL && at - buf >= 8);
+	if (!at)
+		return;
+	at[-8] = 0x99; /* the note's type: NT_GNU_BUILD_ID no more */
+	fd = mkstemp(path);
+	CHECK(fd >= 0 && write(fd, buf, n) == (ssize_t)n && fchmod(fd, 0644) == 0);
+	ef = fd >= 0 ? elf_file__open(path) : NULL;
+	CHECK(ef != NULL);
+	if (ef) {
+		fnv_pair(buf, n, want);
+		CHECK_EQ_U64(elf_file__build_id(ef, &got), 0);
+		CHECK_EQ_U64(elf_file__identity(ef, &got, &is_hash), 16);
+		CHECK(is_hash && !memcmp(got, want, 16));
+	}
+	elf_file__free(ef);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+}
+
 /* Copy @from to @to, with @extra bytes appended (to change a debug file's CRC). */
 static int copy_file(const char *from, const char *to, const char *extra)
 {
@@ -354,6 +410,7 @@ static void test_debug_with(void)
 int main(void)
 {
 	test_tiny();
+	test_no_build_id();
 	test_self();
 	test_libc();
 	test_debug_with();
