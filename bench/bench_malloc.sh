@@ -12,7 +12,10 @@
 #   bpftrace -e 'uprobe:LIBC:malloc { @[kstack, ustack] = count(); }'
 # "counted" is the sum of the counts of the stacks that contain malloc_worker
 # (the workload's own calls: the kernel's frame-pointer walk of bcc and
-# bpftrace misses malloc_churn, the caller of a probed first instruction); "missed" is the workload's calls minus that.
+# bpftrace misses malloc_churn, the caller of a probed first instruction: it
+# takes the caller from [sp] only at push %rbp or endbr64, and glibc's malloc
+# starts with push %r12; stacktap keeps it, docs/walker.md); "missed" is the
+# workload's calls minus that.
 # stacktap's own drop lines (stderr) are shown as it printed them. The
 # workload's malloc rate under each tool, over its untraced rate, is the
 # "slowdown" (a tracer that drops cheaply runs it faster).

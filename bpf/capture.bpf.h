@@ -79,7 +79,7 @@ static __always_inline __u32 st_capture_user(struct st_scratch *s, __u32 kd)
 	if (kd > ST_MAX_KSTACK)
 		return 0;
 	st = st_walk_user(regs, s->ev.pid, &s->ips[kd], st_cfg.udepth_max, st_cfg.unwind, NULL,
-			  false, st_cfg.walk_cache);
+			  false, st_cfg.walk_cache, s->at_entry);
 	if (!st || !st->n) {
 		s->ev.flags |= ST_EV_UFAIL;
 		st_stat_inc(ST_STAT_UFAIL);
@@ -216,9 +216,13 @@ static __always_inline void st_comm(char *comm)
 	dst[1] = src[1];
 }
 
-/* The capture behind st_capture_stacks() and st_capture(); @stamp: read the clock now. */
+/*
+ * The capture behind st_capture_stacks() and st_capture(); @stamp: read the
+ * clock now; @at_entry: at a function's first instruction (st_walk_user()).
+ */
 static __always_inline struct st_scratch *st_capture_begin(void *ctx, __u32 probe_id,
-							   __u64 weight, bool stamp)
+							   __u64 weight, bool stamp,
+							   bool at_entry)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, tid = (__u32)id, cpu = bpf_get_smp_processor_id();
@@ -248,6 +252,7 @@ static __always_inline struct st_scratch *st_capture_begin(void *ctx, __u32 prob
 	s->ev.ustop = ST_USTOP_NONE;
 	s->want_copy = 0;
 	s->check_bytes = 0;
+	s->at_entry = at_entry;
 	st_comm(s->ev.comm);
 	kd = st_capture_kernel(ctx, s);
 	s->ev.udepth = st_capture_ustack(ctx, s, kd);
@@ -268,7 +273,7 @@ static __always_inline struct st_scratch *st_capture_begin(void *ctx, __u32 prob
 static __always_inline struct st_scratch *st_capture_stacks(void *ctx, __u32 probe_id,
 							    __u64 weight)
 {
-	return st_capture_begin(ctx, probe_id, weight, true);
+	return st_capture_begin(ctx, probe_id, weight, true, false);
 }
 
 /* Sends @s's record, its frames and @copy bytes of stack. Return: 0, or -errno (no room). */
@@ -341,15 +346,32 @@ static __always_inline void st_capture_send(struct st_scratch *s)
 	s->busy = 0;
 }
 
-/* st_capture() - capture the current event's stacks and send (or count) them. */
-static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
+/* st_capture() and st_capture_at_entry(). */
+static __always_inline int st_capture_event(void *ctx, __u32 probe_id, __u64 weight,
+					    bool at_entry)
 {
 	/* Counted in the kernel, an event needs no time: the clock only when it is sent. */
-	struct st_scratch *s = st_capture_begin(ctx, probe_id, weight, !st_agg_lazy_clock());
+	struct st_scratch *s = st_capture_begin(ctx, probe_id, weight, !st_agg_lazy_clock(),
+						at_entry);
 
 	if (s)
 		st_capture_send(s);
 	return 0;
+}
+
+/* st_capture() - capture the current event's stacks and send (or count) them. */
+static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
+{
+	return st_capture_event(ctx, probe_id, weight, false);
+}
+
+/*
+ * st_capture_at_entry() - st_capture() for a uprobe at a function's first
+ * instruction: its caller is frame 1 even where no row covers frame 0.
+ */
+static __always_inline int st_capture_at_entry(void *ctx, __u32 probe_id, __u64 weight)
+{
+	return st_capture_event(ctx, probe_id, weight, true);
 }
 
 #endif

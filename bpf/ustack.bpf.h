@@ -23,9 +23,10 @@
  *   fp       frame pointers, one more row (CFA = rbp + 16, RA at CFA - 8, the
  *            caller's rbp at CFA - 16), as the kernel's unwind_user has it:
  *            every pc in fp mode, pcs without a row in auto mode;
- *   entry    frame 0 on a uprobe at a function's first instruction (push %rbp
- *            or endbr64, as the kernel checks it): the frame is not built
- *            yet, RA at [sp] (CFA = sp + 8), rbp unchanged.
+ *   entry    frame 0 of a uprobe at a function's first instruction (a u:
+ *            probe, st_walk_user()'s @at_entry): the frame is not built yet,
+ *            RA at [sp] (CFA = sp + 8), rbp unchanged, whatever the first
+ *            instruction is (glibc's malloc starts with push %r12).
  * pc is looked up as is for frame 0 and exact frames, as pc - 1 for return
  * addresses (a call may be a function's last instruction) and for frame 0
  * in a system call (so may a syscall be). A return address no row covers
@@ -1019,25 +1020,16 @@ static int st_uwalk_cb_faultable(__u32 i, void *ctx)
 	return st_uwalk_step(ctx, true);
 }
 
-/* Pending uretprobes and a uprobe at a function's entry, from the task's uprobe state. */
+/* Pending uretprobes, from the task's uprobe state. */
 static __always_inline void st_uwalk_uprobes(struct st_uwalk_state *st, struct task_struct *task)
 {
 	struct uprobe_task *ut = task->utask;
-	struct arch_uprobe *au;
-	__u32 insn = 0;
 
 	if (!ut)
 		return;
 	st->ri = (__u64)BPF_CORE_READ(ut, return_instances);
 	if (st->ri)
 		st->tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
-	if (!bpf_core_field_exists(ut->auprobe))
-		return;
-	au = BPF_CORE_READ(ut, auprobe);
-	/* push %rbp, or endbr64 (f3 0f 1e fa): the kernel's is_uprobe_at_func_entry(). */
-	if (au && !bpf_probe_read_kernel(&insn, sizeof(insn), &au->insn) &&
-	    ((insn & 0xff) == 0x55 || insn == 0xfa1e0ff3))
-		st->frame0 = ST_FRAME0_ENTRY;
 }
 
 /*
@@ -1137,6 +1129,11 @@ static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache 
  * @cache: use the walk cache (only with @state NULL and not @faultable); a
  *         read-only constant (st_cfg.walk_cache), so without task storage
  *         the verifier drops the cache's code
+ * @at_entry: @regs are at a function's first instruction (a uprobe on a
+ *            symbol): frame 0 is unwound by the entry rule where no row
+ *            covers it. Not the kernel's is_uprobe_at_func_entry() (push
+ *            %rbp or endbr64 first): code built without frame pointers
+ *            starts otherwise, and there the fp rule skipped the caller.
  *
  * A walk at the event (@state NULL) is first looked up in the task's walk
  * cache (bpf/ucache.bpf.h), and kept there when it was made.
@@ -1149,7 +1146,7 @@ static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache 
 static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs, __u32 pid,
 							  __u64 *out, __u32 max, __u32 mode,
 							  struct st_uwalk_state *state,
-							  bool faultable, bool cache)
+							  bool faultable, bool cache, bool at_entry)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct st_uwalk w = { .out = out };
@@ -1167,7 +1164,8 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 	w.st->max = max;
 	w.st->mode = mode;
 	w.mode = mode;
-	w.st->frame0 = st_frame0_of(regs);
+	/* A uprobe is a trap, never a system call: frame 0 is one or the other. */
+	w.st->frame0 = at_entry ? ST_FRAME0_ENTRY : st_frame0_of(regs);
 	w.st->pc_off = w.st->frame0 == ST_FRAME0_SYSCALL;
 	if (!st_task_user(w.st))
 		return NULL;

@@ -62,3 +62,9 @@ expect_eq count-libc-wrapper-tables "$(cat "$TMP/libc.out")" \
 run_traced fp "$CHAIN" $N -- count --unwind=fp -U -p @PID@ "u:$CHAIN:leaf"
 expect_eq count-uprobe-fp "$(cat "$TMP/fp.out")" \
 	"$(stack_block leaf c b a main $LIBC_START_FP "$FP_STOP" $N)"
+# A uprobe at the first instruction of a function without a frame pointer
+# (libc's getppid starts with mov, not push %rbp): rbp is still the caller's,
+# whose return address lies at [sp]; the fp rule from rbp lost leaf.
+run_traced entryfp "$CHAIN" -l $N -- count --unwind=fp -U -p @PID@ u:c:getppid
+expect_eq count-uprobe-entry-fp "$(cat "$TMP/entryfp.out")" \
+	"$(stack_block getppid leaf c b a main $LIBC_START_FP "$FP_STOP" $N)"

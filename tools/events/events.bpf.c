@@ -21,10 +21,11 @@ int st_tracepoint(void *ctx)
 	return st_capture(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
 }
 
+/* u:PATH:SYMBOL is a function's first instruction: a symbol is a function (lib/elf/symtab.c). */
 SEC("uprobe")
 int st_uprobe(struct pt_regs *ctx)
 {
-	return st_capture(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
+	return st_capture_at_entry(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
 }
 
 /* At a function's return: its caller's frame is the innermost; the walker puts back the
