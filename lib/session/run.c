@@ -191,8 +191,9 @@ static void run__table_release(void *ctx, const struct unwind_table *t)
  *
  * Often: a settle frees the exited processes' keys in the kernel's count
  * maps, and under churn (a test suite's compilers, each with thousands of
- * malloc stacks) waiting longer than RUN_GONE_BATCH exits or RUN_GONE_AGE_NS would let the maps fill first; a settle reads
- * the maps in batches (lib/session/aggregate.c), and the ring pump drains
+ * malloc stacks) waiting longer than RUN_GONE_BATCH exits or
+ * RUN_GONE_AGE_NS would let the maps fill first; a settle reads the maps in
+ * batches (lib/session/aggregate.c), and the ring pump drains
  * the ring meanwhile, so reading them a few times a second costs no drops.
  * A settle comes every RUN_GONE_AGE_NS even with no exit due: it also
  * deletes the counts of superseded mappings generations
