@@ -785,7 +785,7 @@ static __always_inline int st_not_a_frame(struct st_uwalk_state *st)
  * commonest rule of code without frame pointers is CFA = rsp + off with rbp
  * kept. So the range the row just found covers (within its mapping) is kept
  * when the row says so, and a frame whose return address falls in it takes
- * the row rule's step (st_rep_step()) without finding mapping and row again,
+ * the row rule's step (st_rep_frame()) without finding mapping and row again,
  * which was most of a deep walk's cost once its reads came from the window.
  */
 static __always_inline void st_rep_keep(struct st_uwalk_state *st, const struct st_umap *m,
@@ -839,12 +839,6 @@ static __always_inline int st_rep_take(struct st_uwalk_state *st, struct st_ucac
 	st->mark = 0;
 	st->pc_off = 1;
 	return 0;
-}
-
-static __always_inline int st_rep_step(struct st_uwalk_state *st, struct st_ucache *log,
-				       struct st_uwin *win)
-{
-	return st_rep_take(st, log, win, st_rep_slot(st, win));
 }
 
 /*
@@ -935,9 +929,6 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	st->frame0 = ST_FRAME0_NONE;
 	if (frame0 == ST_FRAME0_SIGRETURN)
 		return st_signal_step(st, buf, w->log, faultable);
-	if (w->mode != ST_UNWIND_FP && frame0 == ST_FRAME0_NONE && !faultable &&
-	    !st_rep_step(st, w->log, w->win))
-		return 0;
 	row = st_row_of(w, st->ip - st->pc_off, &how);
 	if (how == 1)
 		return 1;
@@ -977,10 +968,12 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 }
 
 /*
- * One more frame in the same bpf_loop() iteration, where it takes the kept
- * row's step (st_rep_step()): a deep recursion's frames then cost no call
- * and return each (a return costs ~10 ns here, with the SRSO mitigation's
+ * One more frame, where it takes the kept row's step, in the same
+ * bpf_loop() iteration: a deep recursion's frames then cost no call and
+ * return each (a return costs ~10 ns here, with the SRSO mitigation's
  * return thunk). What st_uwalk_step() does for such a frame, in its order.
+ * st_uwalk_cb() tries it before every full step, so the full step only
+ * meets frames it refused (and would refuse again).
  * Return: 0 when taken, -1 when left to the next iteration's full step.
  */
 static __always_inline int st_rep_frame(struct st_uwalk *w)
