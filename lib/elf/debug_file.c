@@ -12,6 +12,7 @@
 
 #include "lib/elf/debug_file.h"
 #include "lib/util/elf_section.h"
+#include "lib/util/read_file.h"
 #include "lib/util/safe_open.h"
 
 #define NCAND 4
@@ -123,20 +124,17 @@ static int debug__by_source(const uint8_t *id, size_t id_len, const struct stat 
 	return fd;
 }
 
+static void crc_chunk(void *crc, const void *p, size_t n)
+{
+	*(uint32_t *)crc = (uint32_t)crc32(*(uint32_t *)crc, p, (uInt)n);
+}
+
 /* CRC-32 of the whole file, read (not mapped: the file may shrink under us). */
 static uint32_t file_crc(int fd)
 {
-	const size_t size = 1 << 16;
-	unsigned char *buf = malloc(size);
 	uint32_t crc = 0;
-	off_t at = 0;
-	ssize_t r;
 
-	while (buf && (r = pread(fd, buf, size, at)) > 0) {
-		crc = (uint32_t)crc32(crc, buf, (uInt)r);
-		at += r;
-	}
-	free(buf);
+	read_fd_chunks(fd, SIZE_MAX, crc_chunk, &crc);
 	return crc;
 }
 

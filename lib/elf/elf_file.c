@@ -17,6 +17,7 @@
 #include "lib/elf/symtab.h"
 #include "lib/util/elf_section.h"
 #include "lib/util/log.h"
+#include "lib/util/read_file.h"
 #include "lib/util/safe_open.h"
 
 struct elf_part_slot {
@@ -351,9 +352,6 @@ const char *elf_file__build_id_hex(const struct elf_file *ef)
 	return ef->build_id_len ? ef->build_id_hex : NULL;
 }
 
-/* Hashing by reads, ELF_HASH_CHUNK bytes at a time (see elf_file__hash()). */
-#define ELF_HASH_CHUNK (64 * 1024)
-
 static void elf_file__fnv(uint64_t h[2], const uint8_t *p, size_t n)
 {
 	size_t i;
@@ -364,31 +362,20 @@ static void elf_file__fnv(uint64_t h[2], const uint8_t *p, size_t n)
 	}
 }
 
+static void elf_file__fnv_chunk(void *h, const void *p, size_t n)
+{
+	elf_file__fnv(h, p, n);
+}
+
 /*
  * Feeds @size bytes of @fd to @h. Return: 0, or -1 when the file could not
  * be read whole (@h is then as it was).
  */
 static int elf_file__fnv_fd(uint64_t h[2], int fd, size_t size)
 {
-	uint8_t *buf = malloc(ELF_HASH_CHUNK);
 	uint64_t acc[2] = { h[0], h[1] };
-	size_t at = 0;
-	ssize_t r;
 
-	if (!buf)
-		return -1;
-	while (at < size) {
-		r = pread(fd, buf, size - at < ELF_HASH_CHUNK ? size - at : ELF_HASH_CHUNK,
-			  (off_t)at);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break; /* shrunk under us, or unreadable */
-		elf_file__fnv(acc, buf, (size_t)r);
-		at += (size_t)r;
-	}
-	free(buf);
-	if (at != size)
+	if (read_fd_chunks(fd, size, elf_file__fnv_chunk, acc) != (ssize_t)size)
 		return -1;
 	h[0] = acc[0];
 	h[1] = acc[1];

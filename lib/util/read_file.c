@@ -2,6 +2,7 @@
 /* Reading a whole file whose size is not known in advance. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -59,4 +60,29 @@ int read_file_all(const char *path, size_t max, char **out, size_t *len)
 	err = read_fd_all(fd, max, out, len);
 	close(fd);
 	return err;
+}
+
+/* The chunk read_fd_chunks() reads at a time. */
+#define READ_FD_CHUNK (64 * 1024)
+
+ssize_t read_fd_chunks(int fd, size_t max, void (*fn)(void *ctx, const void *p, size_t n),
+		       void *ctx)
+{
+	uint8_t *buf = malloc(READ_FD_CHUNK);
+	size_t at = 0;
+	ssize_t r;
+
+	if (!buf)
+		return -ENOMEM;
+	while (at < max && at <= SSIZE_MAX - READ_FD_CHUNK) {
+		r = pread(fd, buf, max - at < READ_FD_CHUNK ? max - at : READ_FD_CHUNK, (off_t)at);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		fn(ctx, buf, (size_t)r);
+		at += (size_t)r;
+	}
+	free(buf);
+	return (ssize_t)at;
 }

@@ -4,6 +4,7 @@
 #define ST_READ_FILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /**
  * read_file_all() - read @path to its end into a malloc'ed buffer.
@@ -13,5 +14,17 @@
  * Return: 0, or -errno of the open or read (-ENOENT: no such file).
  */
 int read_file_all(const char *path, size_t max, char **out, size_t *len);
+
+/**
+ * read_fd_chunks() - feed @fd's bytes, from its start, to @fn a chunk at a
+ * time: read (pread), not mapped, so a file that shrinks under us ends the
+ * reading where a mapping would raise SIGBUS, and no page of it stays
+ * resident. Stops at @max bytes, at the file's end, or at a read error.
+ * @fn: gets each chunk in order, @ctx passed through
+ *
+ * Return: the bytes fed to @fn, or -ENOMEM.
+ */
+ssize_t read_fd_chunks(int fd, size_t max, void (*fn)(void *ctx, const void *p, size_t n),
+		       void *ctx);
 
 #endif
