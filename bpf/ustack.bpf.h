@@ -903,7 +903,73 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 /* The frame just stored is exact too (a trampoline): mark it, the index read afresh. */
 static __always_inline void st_mark_exact(struct st_uwalk *w)
 {
-	w->out[(ST_VOL(w->st->n) - 1) & (ST_MAX_USTACK - 1)] |= ST_FRAME_EXACT;
+	__u32 n = ST_VOL(w->st->n) - 1;
+
+	w->out[n & (ST_MAX_USTACK - 1)] |= ST_FRAME_EXACT;
+	if (w->log && n < ST_UCACHE_FRAMES)
+		w->log->ips[n & (ST_UCACHE_FRAMES - 1)] |= ST_FRAME_EXACT;
+}
+
+/* The walk's state as the walk cache keeps it per frame (st_ucache_frame()). */
+static __always_inline __u32 st_uwalk_flags(const struct st_uwalk_state *st)
+{
+	return (st->bp_unknown ? ST_UCACHE_BP_UNKNOWN : 0) | (st->pc_off ? ST_UCACHE_PC_OFF : 0);
+}
+
+/* The walk at the event comes to frame @n: the walk cache notes where it stands. */
+static __always_inline void st_uwalk_note(struct st_uwalk *w, __u32 n)
+{
+	struct st_uwalk_state *st = w->st;
+
+	if (w->log)
+		st_ucache_frame(w->log, n, st->ip | st->mark, st->sp, st->bp, st->fp_frames,
+				st_uwalk_flags(st));
+}
+
+/*
+ * The walk at the event stands at frame st->n where the task's walk before
+ * stood too (bpf/ucache.bpf.h, st_ucache_splice_ok()): a program whose
+ * stacks differ near the leaf only (one loop calling through different
+ * callers) walks those frames and takes the rest from the walk before. Not
+ * after a stack switch, and not with uretprobes pending: the rest would
+ * depend on more than the state kept per frame (the walk cache is not used
+ * then anyway). A global function: checked once.
+ * Return: the frames taken (from st->n; the walk's result then in @st), or 0.
+ */
+__noinline __u32 st_uwalk_splice(struct st_uwalk_state *st, struct st_ucache *c)
+{
+	struct st_ucache_frame cur = {};
+	__u32 n, fp;
+
+	if (!st || !c || st->stack_hi || st->nleft || st->tramp || st->frame0 != ST_FRAME0_NONE)
+		return 0;
+	n = st->n;
+	cur.sp = st->sp;
+	cur.bp = st->bp;
+	cur.fp = st->fp_frames;
+	cur.flags = st_uwalk_flags(st);
+	if (n >= ST_UCACHE_FRAMES || !st_ucache_splice_ok(c, n, st->ip | st->mark, &cur))
+		return 0;
+	fp = c->frames[n & (ST_UCACHE_FRAMES - 1)].fp;
+	st->fp_frames += c->fp_frames - fp;
+	st->n = c->n;
+	st->stop = c->stop;
+	st->sp = c->end_sp;
+	st_ustat_inc(ST_USTAT_UCACHE_SPLICES);
+	return c->n - n;
+}
+
+/*
+ * Frames [@n, @n + @k) from the walk cache's walk before, after
+ * st_uwalk_splice(). Return: 1 (the walk is over).
+ */
+static __always_inline int st_uwalk_spliced(struct st_uwalk *w, __u32 n, __u32 k)
+{
+	if (w->log)
+		bpf_probe_read_kernel(&w->out[n & (ST_UCACHE_FRAMES - 1)],
+				      (k & (ST_UCACHE_FRAMES - 1)) * 8,
+				      &w->log->ips[n & (ST_UCACHE_FRAMES - 1)]);
+	return 1;
 }
 
 /*
@@ -924,6 +990,13 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_ustop(st, ST_USTOP_OUTERMOST);
 	if (n >= st->max || n >= ST_MAX_USTACK)
 		return st_ustop(st, ST_USTOP_DEPTH);
+	if (!faultable && w->log) {
+		__u32 k = w->log->old_ok && n ? st_uwalk_splice(st, w->log) : 0;
+
+		if (k)
+			return st_uwalk_spliced(w, n, k);
+		st_uwalk_note(w, n);
+	}
 	w->out[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
 	st->n = n + 1;
 	st->frame0 = ST_FRAME0_NONE;
@@ -986,6 +1059,7 @@ static __always_inline int st_rep_frame(struct st_uwalk *w)
 	i = st_rep_slot(st, w->win);
 	if (!i || !w->win)
 		return -1;
+	st_uwalk_note(w, n);
 	w->out[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
 	st->n = n + 1;
 	return st_rep_take(st, w->log, w->win, i);
@@ -1106,7 +1180,7 @@ static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache 
 	struct st_uwalk_state *st = w->st;
 	bool keep = st->logging && !st->unknown && !st->nleft;
 
-	if (st_ucache_end(c, keep, w->out, st->n, st->stop, st->sp, st->fp_frames))
+	if (st_ucache_end(c, keep, st->n, st->stop, st->sp, st->fp_frames))
 		st_ustat_inc(ST_USTAT_UCACHE_KEPT);
 	else
 		st_ustat_inc(ST_USTAT_UCACHE_UNKEPT);
