@@ -169,6 +169,8 @@ struct st_uwalk_state {
 	__u64 win_lo, win_hi; /* what the stack window holds (st_uwin_slot()); lo 0: nothing */
 	/* Where the last rsp-based row with rbp kept covers: [lo, hi), CFA = rsp + off. */
 	__u64 rep_lo, rep_hi, rep_off;
+	/* The stack region the walk cache read at this event (st_uwalk.rgn): [lo, hi). */
+	__u64 rgn_lo, rgn_hi;
 };
 
 struct {
@@ -225,6 +227,8 @@ struct st_uwalk {
 	struct st_uproc *proc; /* NULL: process unknown (or fp mode) */
 	struct st_ucache *log; /* the task's walk cache entry the words read go to; NULL: none */
 	struct st_uwin *win;   /* the stack window (walks at the event); NULL: read word by word */
+	/* The region the walk cache's hit check read at this event; NULL: none. */
+	const struct st_uregion *rgn;
 	__u32 mode;            /* enum st_unwind_mode */
 };
 
@@ -433,12 +437,39 @@ static __always_inline __u32 st_uwin_slot(struct st_uwalk_state *st, struct st_u
 	return ((addr - lo) / 8 & (ST_UWIN_BYTES / 8 - 1)) + 1;
 }
 
-/* Reads @size (8 or 16) bytes of the stack at @addr: from the stack window where it can. */
-static __always_inline long st_ustack_read(struct st_uwalk_state *st, struct st_uwin *win,
-					   __u64 *dst, __u32 size, __u64 addr, bool faultable)
+/*
+ * The slot + 1 of the @size bytes at @addr in the region the walk cache's
+ * hit check read at this event (a missed check's walk reads the stack it
+ * read: no second read of those pages), or 0.
+ */
+static __always_inline __u32 st_urgn_slot(struct st_uwalk_state *st, const struct st_uregion *rgn,
+					  __u64 addr, __u32 size)
 {
-	__u32 i = faultable ? 0 : st_uwin_slot(st, win, addr, size);
+	__u64 lo = ST_VOL(st->rgn_lo);
 
+	if (!rgn || (addr & 7) || addr < lo || addr + size > ST_VOL(st->rgn_hi))
+		return 0;
+	return ((addr - lo) / 8 & (ST_UCACHE_REGION / 8 - 1)) + 1;
+}
+
+/*
+ * Reads @size (8 or 16) bytes of the stack at @addr: from the walk cache's
+ * region or the stack window where it can.
+ */
+static __always_inline long st_ustack_read(struct st_uwalk *w, __u64 *dst, __u32 size,
+					   __u64 addr, bool faultable)
+{
+	struct st_uwalk_state *st = w->st;
+	struct st_uwin *win = w->win;
+	__u32 i = faultable ? 0 : st_urgn_slot(st, w->rgn, addr, size);
+
+	if (i && w->rgn) {
+		dst[0] = w->rgn->w[(i - 1) & (ST_UCACHE_REGION / 8 - 1)];
+		if (size > 8)
+			dst[1] = w->rgn->w[i & (ST_UCACHE_REGION / 8 - 1)];
+		return 0;
+	}
+	i = faultable ? 0 : st_uwin_slot(st, win, addr, size);
 	if (!i)
 		return st_uread(dst, size, addr, faultable);
 	dst[0] = win->w[(i - 1) & (ST_UWIN_BYTES / 8 - 1)];
@@ -614,10 +645,11 @@ static __always_inline int st_to_caller(struct st_uwalk_state *st, __u64 cfa, __
  */
 
 /* The row rule: CFA from rsp/rbp, RA at CFA - 8, rbp per the row. */
-static __always_inline int st_row_step(struct st_uwalk_state *st, const struct unwind_row *row,
-				       __u64 *buf, struct st_ucache *log, struct st_uwin *win,
-				       bool faultable)
+static __always_inline int st_row_step(struct st_uwalk *w, const struct unwind_row *row,
+				       __u64 *buf, bool faultable)
 {
+	struct st_uwalk_state *st = w->st;
+	struct st_ucache *log = w->log;
 	bool bp_unknown = st->bp_unknown;
 	__u64 cfa;
 
@@ -646,7 +678,7 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 	 * which costs as much as one of the two.
 	 */
 	if (row->rbp == UNWIND_RBP_SAVED && row->rbp_off == -2) {
-		if (st_ustack_read(st, win, buf, 16, cfa - 16, faultable))
+		if (st_ustack_read(w, buf, 16, cfa - 16, faultable))
 			return st_ustop(st, ST_USTOP_READ_FAILED);
 		/* Both words are what the walk read: the walk cache compares them again. */
 		if (!faultable && log) {
@@ -655,13 +687,13 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 		}
 		return st_to_caller(st, cfa, buf[1], buf[0], false, 0);
 	}
-	if (st_ustack_read(st, win, &buf[1], 8, cfa - 8, faultable))
+	if (st_ustack_read(w, &buf[1], 8, cfa - 8, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log)
 		st_ucache_word(log, cfa - 8, buf[1]);
 	buf[0] = st->bp;
 	if (row->rbp == UNWIND_RBP_SAVED) {
-		if (st_ustack_read(st, win, &buf[0], 8, cfa + (__s64)row->rbp_off * 8, faultable))
+		if (st_ustack_read(w, &buf[0], 8, cfa + (__s64)row->rbp_off * 8, faultable))
 			return st_ustop(st, ST_USTOP_READ_FAILED);
 		if (!faultable && log)
 			st_ucache_word(log, cfa + (__s64)row->rbp_off * 8, buf[0]);
@@ -674,16 +706,18 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 }
 
 /* The fp rule: [bp] is the caller's bp, [bp + 8] the return address. */
-static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, struct st_ucache *log,
-				      struct st_uwin *win, bool faultable)
+static __always_inline int st_fp_step(struct st_uwalk *w, __u64 *buf, bool faultable)
 {
+	struct st_uwalk_state *st = w->st;
+	struct st_ucache *log = w->log;
+
 	if (st->bp_unknown)
 		return st_ustop(st, ST_USTOP_FP_END);
 	if (!st->bp)
 		return st_ustop(st, ST_USTOP_OUTERMOST); /* frame pointer 0: the chain's end */
 	if (st_up(st, st->bp + 16, ST_USTOP_FP_END))
 		return 1;
-	if (st_ustack_read(st, win, buf, 16, st->bp, faultable))
+	if (st_ustack_read(w, buf, 16, st->bp, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log) {
 		st_ucache_word(log, st->bp, buf[0]);
@@ -991,8 +1025,12 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	if (n >= st->max || n >= ST_MAX_USTACK)
 		return st_ustop(st, ST_USTOP_DEPTH);
 	if (!faultable && w->log) {
-		__u32 k = w->log->old_ok && n ? st_uwalk_splice(st, w->log) : 0;
+		__u32 k = 0;
 
+		/* The walk before stood at this sp here: only then is the call worth it. */
+		if (w->log->old_ok && n && n < ST_UCACHE_FRAMES &&
+		    w->log->frames[n & (ST_UCACHE_FRAMES - 1)].sp == st->sp)
+			k = st_uwalk_splice(st, w->log);
 		if (k)
 			return st_uwalk_spliced(w, n, k);
 		st_uwalk_note(w, n);
@@ -1010,7 +1048,7 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_signal_step(st, buf, w->log, faultable);
 	}
 	if (row && row->cfa != UNWIND_CFA_NONE)
-		return st_row_step(st, row, buf, w->log, w->win, faultable);
+		return st_row_step(w, row, buf, faultable);
 	/*
 	 * A return address where a trampoline may hide (st_row_of()): it is told
 	 * by its code. Reading it costs as much as a frame-pointer step, so it is
@@ -1037,7 +1075,7 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_ustop(st, ST_USTOP_NO_TABLE);
 	if (frame0 == ST_FRAME0_ENTRY)
 		return st_entry_step(st, buf, w->log, faultable);
-	return st_fp_step(st, buf, w->log, w->win, faultable);
+	return st_fp_step(w, buf, faultable);
 }
 
 /*
@@ -1168,6 +1206,13 @@ static __always_inline struct st_ucache *st_ucache_try(struct st_uwalk *w,
 		st->fp_frames = c->fp_frames;
 		*hit = true;
 		return c;
+	}
+	if (c->region_read) {
+		__u32 zero = 0;
+
+		w->rgn = bpf_map_lookup_elem(&st_uregions, &zero);
+		st->rgn_lo = c->lo;
+		st->rgn_hi = c->hi;
 	}
 	st_ucache_begin(c, &key);
 	st->logging = 1;
