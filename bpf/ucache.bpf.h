@@ -76,6 +76,14 @@ struct st_ucache_frame {
 	__u16 fp;    /* frames found by frame pointer so far */
 	__u16 flags; /* ST_UCACHE_BP_UNKNOWN, ST_UCACHE_PC_OFF */
 	__u16 pad;
+	/*
+	 * The row the frame's pc found (a full step; row_hi 0: none), covering
+	 * [row_lo, row_hi) within mapping map_ix (st_uwalk_state's fields):
+	 * the next walk's frame at the same index takes it when its pc lies
+	 * there, without a search, as long as the tables are the same.
+	 */
+	__u64 row_lo, row_hi;
+	__u32 row_key, map_ix;
 };
 
 #define ST_UCACHE_BP_UNKNOWN 1 /* st_uwalk_state.bp_unknown */
@@ -96,6 +104,8 @@ struct st_ucache {
 	__u32 n, stop, fp_frames; /* the walk's result */
 	__u32 nwords;
 	__u32 old_ok;             /* the walk before may be spliced onto this one */
+	__u32 old_rows;           /* the walk before's rows hold: same tables and mode */
+	__u32 pad;
 	__u64 end_sp;             /* sp of the last frame, as the walk left it */
 	__u64 lo, hi;             /* the stack region the words lie in */
 	__u64 old_lo, old_hi;     /* the walk before's region */
@@ -269,8 +279,9 @@ static __noinline bool st_ucache_hit(struct st_ucache *c, const struct st_ucache
  */
 static __always_inline void st_ucache_begin(struct st_ucache *c, const struct st_ucache_key *k)
 {
-	c->old_ok = c->valid && c->key.mode == k->mode && c->key.max == k->max &&
-		    c->key.gen == k->gen && c->n <= ST_UCACHE_FRAMES;
+	c->old_rows = c->valid && c->key.mode == k->mode && c->key.gen == k->gen &&
+		      c->n <= ST_UCACHE_FRAMES;
+	c->old_ok = c->old_rows && c->key.max == k->max;
 	c->old_lo = c->lo;
 	c->old_hi = c->hi;
 	c->old_nwords = c->nwords;
@@ -323,6 +334,7 @@ static __always_inline void st_ucache_frame(struct st_ucache *c, __u32 n, __u64 
 	f->word = c->nwords;
 	f->fp = fp;
 	f->flags = flags;
+	f->row_hi = 0;
 }
 
 /*

@@ -876,6 +876,50 @@ static __always_inline int st_rep_take(struct st_uwalk_state *st, struct st_ucac
 }
 
 /*
+ * The row just found for the frame just stored, for the walk cache's next
+ * walk (st_uwalk_row_seed()): when it covers a range within its mapping,
+ * a pc in that range lies in the mapping and finds the same row.
+ */
+static __always_inline void st_uwalk_row_kept(struct st_uwalk *w, const struct st_umap *m)
+{
+	struct st_uwalk_state *st = w->st;
+	struct st_ucache_frame *f;
+	__u32 n = ST_VOL(st->n) - 1;
+	__u64 lo = ST_VOL(st->row_lo), hi = ST_VOL(st->row_hi);
+
+	if (!w->log || n >= ST_UCACHE_FRAMES || lo < m->start || hi > m->end)
+		return;
+	barrier_var(n); /* the mask kept from the compiler, which knows n < ST_UCACHE_FRAMES */
+	f = &w->log->frames[n & (ST_UCACHE_FRAMES - 1)];
+	f->row_lo = lo;
+	f->row_hi = hi;
+	f->row_key = ST_VOL(st->row_key);
+	f->map_ix = ST_VOL(st->map_ix);
+}
+
+/*
+ * Frame @n of the walk before found a row whose range holds this frame's
+ * pc: the walk's last mapping and row become those, so st_row_of() finds
+ * them without a search (same tables: st_ucache.old_rows).
+ */
+static __always_inline void st_uwalk_row_seed(struct st_uwalk *w, __u32 n)
+{
+	struct st_uwalk_state *st = w->st;
+	const struct st_ucache_frame *f;
+	__u64 pc = st->ip - st->pc_off;
+
+	if (!w->log || !w->log->old_rows || n >= w->log->n || n >= ST_UCACHE_FRAMES)
+		return;
+	f = &w->log->frames[n & (ST_UCACHE_FRAMES - 1)];
+	if (pc < f->row_lo || pc >= f->row_hi)
+		return;
+	ST_VOL(st->map_ix) = f->map_ix;
+	ST_VOL(st->row_key) = f->row_key;
+	ST_VOL(st->row_lo) = f->row_lo;
+	ST_VOL(st->row_hi) = f->row_hi;
+}
+
+/*
  * The row for @pc, NULL for none; in *how 1 when the walk must end here,
  * 2 where a trampoline may hide, else 0. A trampoline may hide in a file
  * without rows (JIT code, a libc built without unwind tables), and where a
@@ -928,6 +972,8 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 	if (!m->nrows)
 		return NULL;
 	row = st_find_row(st, m, pc);
+	if (row)
+		st_uwalk_row_kept(w, m);
 	*how = (!row || row->cfa == UNWIND_CFA_NONE) && ST_VOL(st->row_hi) == st->ip ? 2 : 0;
 	if (row && row->cfa == UNWIND_CFA_RSP && row->rbp == UNWIND_RBP_SAME)
 		st_rep_keep(st, m, row->cfa_off);
@@ -1033,6 +1079,7 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 			k = st_uwalk_splice(st, w->log);
 		if (k)
 			return st_uwalk_spliced(w, n, k);
+		st_uwalk_row_seed(w, n);
 		st_uwalk_note(w, n);
 	}
 	w->out[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
