@@ -161,7 +161,7 @@ static __always_inline bool st_ucache_same_key(const struct st_ucache_key *a,
  * the sampling program's load time); a callback is checked once, and a hit
  * on a 30-frame stack costs ~8 calls more than the open loop.
  */
-#define ST_UCACHE_CMP_STEP 32 /* a power of two, dividing ST_UCACHE_WORDS */
+#define ST_UCACHE_CMP_STEP 64 /* a power of two, dividing ST_UCACHE_WORDS */
 
 /* A hit's or a splice's comparison, carried through bpf_loop(). */
 struct st_ucache_cmp {
@@ -229,8 +229,16 @@ static int st_ucache_cmp_cb(__u32 i, void *ctx)
  */
 static __always_inline bool st_ucache_same_words(struct st_ucache_cmp *x)
 {
+	int d;
+
 	if (x->nwords > ST_UCACHE_WORDS || x->from > x->nwords)
 		return false;
+	/* One step's words (a 60-frame stack): called directly, no loop. */
+	if (x->nwords - x->from <= ST_UCACHE_CMP_STEP) {
+		d = st_ucache_differ_words(x->c, x->r, x->from, x->nwords, x->delta);
+		x->fits = !(d & ST_UCACHE_MISFIT);
+		return !(d & ST_UCACHE_DIFFER);
+	}
 	bpf_loop((x->nwords - x->from + ST_UCACHE_CMP_STEP - 1) / ST_UCACHE_CMP_STEP,
 		 st_ucache_cmp_cb, x, 0);
 	return x->same;
@@ -347,8 +355,8 @@ static __always_inline void st_ucache_frame(struct st_ucache *c, __u32 n, __u64 
  * Return: true when the walk before's frames [@n, c->n), stop and end_sp
  * are this walk's; c->ok then says whether the two make one walk to keep.
  */
-static __noinline bool st_ucache_splice_ok(struct st_ucache *c, __u32 n, __u64 ipm,
-					   const struct st_ucache_frame *cur)
+static __always_inline bool st_ucache_splice_ok(struct st_ucache *c, __u32 n, __u64 ipm,
+					       const struct st_ucache_frame *cur)
 {
 	struct st_ucache_cmp x = { .c = c, .same = 1, .fits = 1 };
 	const struct st_ucache_frame *f;

@@ -1073,9 +1073,10 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	if (!faultable && w->log) {
 		__u32 k = 0;
 
-		/* The walk before stood at this sp here: only then is the call worth it. */
+		/* The walk before stood at this sp and pc here: only then is the call worth it. */
 		if (w->log->old_ok && n && n < ST_UCACHE_FRAMES &&
-		    w->log->frames[n & (ST_UCACHE_FRAMES - 1)].sp == st->sp)
+		    w->log->frames[n & (ST_UCACHE_FRAMES - 1)].sp == st->sp &&
+		    w->log->ips[n & (ST_UCACHE_FRAMES - 1)] == (st->ip | st->mark))
 			k = st_uwalk_splice(st, w->log);
 		if (k)
 			return st_uwalk_spliced(w, n, k);
