@@ -27,6 +27,13 @@
  * nested in a walk finds the entry busy and leaves it alone), and task
  * storage is not freed under a running program.
  *
+ * A miss takes what it can from the walk before (the splice): the rest of
+ * a walk from a frame is a pure function of the walk's state there, so the
+ * entry keeps that state per frame (struct st_ucache_frame); a missed walk
+ * that comes to a frame in the state the walk before had at the same index
+ * compares the words the walk before read from there on and, all the same,
+ * takes its frames from there (st_ucache_splice_ok(), docs/walker.md).
+ *
  * Task storage is probed at run time (lib/session/features.c): without it
  * st_config.walk_cache is 0, the walker never calls in here (the verifier
  * drops this code) and user space does not create these maps.

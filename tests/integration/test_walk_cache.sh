@@ -38,6 +38,26 @@ for case in nofp:table nofp:auto fp:fp fp:table; do
 		"walk cache: $((N / 3)) hits, $((N - N / 3)) walks kept, 0 not keepable, $((N - N / 3 - 1)) spliced"
 done
 
+# -w: the second chain goes through via_w, whose larger frame puts the system call
+# at another sp. The walks after one of the same chain are hits again, and the
+# splices, now onto a walk from another sp, move the words they take over.
+for case in nofp:table nofp:auto fp:fp; do
+	build=${case%:*} mode=${case#*:}
+	name=walkcache-wide-$build-$mode
+	TABLES_READY=$([ "$mode" = fp ] || echo 1)
+	run_traced "$name" "$W/walkcache_$build" -w $N -- count --debug -U --user-stacks=sync \
+		--unwind="$mode" -p @PID@ t:syscalls:sys_enter_getppid || continue
+	outer=($LIBC_START)
+	[ "$mode" = fp ] &&
+		outer=(__libc_start_call_main "[unwind stopped: no unwind row and no valid frame pointer]")
+	expect_eq "$name-chains" "$(cat "$TMP/$name.out")" \
+		"$(stack_block leaf via_w main "${outer[@]}" $((N / 3)))
+
+$(stack_block leaf via_a main "${outer[@]}" $((2 * N / 3)))"
+	expect_eq "$name-hits" "$(grep -o 'walk cache: .*' "$TMP/$name.err")" \
+		"walk cache: $((N / 3)) hits, $((N - N / 3)) walks kept, 0 not keepable, $((N - N / 3 - 1)) spliced"
+done
+
 # The fallback: the run-time probe pretends the kernel has no task storage.
 for case in nofp:table fp:fp; do
 	build=${case%:*} mode=${case#*:}
