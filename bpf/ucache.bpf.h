@@ -251,6 +251,33 @@ static __always_inline bool st_ucache_same_words(struct st_ucache_cmp *x)
 	return x->same;
 }
 
+/* The user part of a record (st_walk_user()'s out): room for a kept walk's frames. */
+struct st_ucache_out {
+	__u64 ips[ST_UCACHE_FRAMES];
+};
+
+/*
+ * Frames [@from, @to) of @c's walk to @out. A loop of loads and stores:
+ * bpf_probe_read_kernel() copies word by word too, each word behind a
+ * fault handler (~3 ns a frame, perf). A global function: checked once.
+ * Return: 0.
+ */
+__noinline int st_ucache_copy(struct st_ucache_out *out, const struct st_ucache *c, __u32 from,
+			      __u32 to)
+{
+	__u32 i, k;
+
+	if (!out || !c)
+		return 0;
+	for (i = 0; i < ST_UCACHE_FRAMES; i++) {
+		k = from + i;
+		if (k >= to)
+			break;
+		out->ips[k & (ST_UCACHE_FRAMES - 1)] = c->ips[k & (ST_UCACHE_FRAMES - 1)];
+	}
+	return 0;
+}
+
 /*
  * Is @c's walk the one @k would make? One read of its stack region, then its
  * words compared. Return: true on a hit, with its frames copied to @out.
@@ -282,7 +309,7 @@ static __noinline bool st_ucache_hit(struct st_ucache *c, const struct st_ucache
 	n = c->n;
 	if (!n || n > ST_UCACHE_FRAMES)
 		return false;
-	bpf_probe_read_kernel(out, (n & (2 * ST_UCACHE_FRAMES - 1)) * 8, c->ips);
+	st_ucache_copy((struct st_ucache_out *)out, c, 0, n);
 	return true;
 }
 

@@ -1045,10 +1045,7 @@ __noinline __u32 st_uwalk_splice(struct st_uwalk_state *st, struct st_ucache *c)
  */
 static __always_inline int st_uwalk_spliced(struct st_uwalk *w, __u32 n, __u32 k)
 {
-	if (w->log)
-		bpf_probe_read_kernel(&w->out[n & (ST_UCACHE_FRAMES - 1)],
-				      (k & (ST_UCACHE_FRAMES - 1)) * 8,
-				      &w->log->ips[n & (ST_UCACHE_FRAMES - 1)]);
+	st_ucache_copy((struct st_ucache_out *)w->out, w->log, n, n + k);
 	return 1;
 }
 
