@@ -178,6 +178,7 @@ enum st_ustat_extra {
 	ST_USTAT_UCACHE_HITS,              /* walks taken from the task's walk cache */
 	ST_USTAT_UCACHE_KEPT,              /* walks made and kept in it */
 	ST_USTAT_UCACHE_UNKEPT,            /* walks made that could not be kept (bpf/ucache.bpf.h) */
+	ST_USTAT_UCACHE_SPLICES,           /* walks that took their outer frames from the walk before */
 	ST_USTAT_MAX,
 };
 

@@ -169,6 +169,8 @@ struct st_uwalk_state {
 	__u64 win_lo, win_hi; /* what the stack window holds (st_uwin_slot()); lo 0: nothing */
 	/* Where the last rsp-based row with rbp kept covers: [lo, hi), CFA = rsp + off. */
 	__u64 rep_lo, rep_hi, rep_off;
+	/* The stack region the walk cache read at this event (st_uwalk.rgn): [lo, hi). */
+	__u64 rgn_lo, rgn_hi;
 };
 
 struct {
@@ -225,6 +227,8 @@ struct st_uwalk {
 	struct st_uproc *proc; /* NULL: process unknown (or fp mode) */
 	struct st_ucache *log; /* the task's walk cache entry the words read go to; NULL: none */
 	struct st_uwin *win;   /* the stack window (walks at the event); NULL: read word by word */
+	/* The region the walk cache's hit check read at this event; NULL: none. */
+	const struct st_uregion *rgn;
 	__u32 mode;            /* enum st_unwind_mode */
 };
 
@@ -433,12 +437,39 @@ static __always_inline __u32 st_uwin_slot(struct st_uwalk_state *st, struct st_u
 	return ((addr - lo) / 8 & (ST_UWIN_BYTES / 8 - 1)) + 1;
 }
 
-/* Reads @size (8 or 16) bytes of the stack at @addr: from the stack window where it can. */
-static __always_inline long st_ustack_read(struct st_uwalk_state *st, struct st_uwin *win,
-					   __u64 *dst, __u32 size, __u64 addr, bool faultable)
+/*
+ * The slot + 1 of the @size bytes at @addr in the region the walk cache's
+ * hit check read at this event (a missed check's walk reads the stack it
+ * read: no second read of those pages), or 0.
+ */
+static __always_inline __u32 st_urgn_slot(struct st_uwalk_state *st, const struct st_uregion *rgn,
+					  __u64 addr, __u32 size)
 {
-	__u32 i = faultable ? 0 : st_uwin_slot(st, win, addr, size);
+	__u64 lo = ST_VOL(st->rgn_lo);
 
+	if (!rgn || (addr & 7) || addr < lo || addr + size > ST_VOL(st->rgn_hi))
+		return 0;
+	return ((addr - lo) / 8 & (ST_UCACHE_REGION / 8 - 1)) + 1;
+}
+
+/*
+ * Reads @size (8 or 16) bytes of the stack at @addr: from the walk cache's
+ * region or the stack window where it can.
+ */
+static __always_inline long st_ustack_read(struct st_uwalk *w, __u64 *dst, __u32 size,
+					   __u64 addr, bool faultable)
+{
+	struct st_uwalk_state *st = w->st;
+	struct st_uwin *win = w->win;
+	__u32 i = faultable ? 0 : st_urgn_slot(st, w->rgn, addr, size);
+
+	if (i && w->rgn) {
+		dst[0] = w->rgn->w[(i - 1) & (ST_UCACHE_REGION / 8 - 1)];
+		if (size > 8)
+			dst[1] = w->rgn->w[i & (ST_UCACHE_REGION / 8 - 1)];
+		return 0;
+	}
+	i = faultable ? 0 : st_uwin_slot(st, win, addr, size);
 	if (!i)
 		return st_uread(dst, size, addr, faultable);
 	dst[0] = win->w[(i - 1) & (ST_UWIN_BYTES / 8 - 1)];
@@ -614,10 +645,11 @@ static __always_inline int st_to_caller(struct st_uwalk_state *st, __u64 cfa, __
  */
 
 /* The row rule: CFA from rsp/rbp, RA at CFA - 8, rbp per the row. */
-static __always_inline int st_row_step(struct st_uwalk_state *st, const struct unwind_row *row,
-				       __u64 *buf, struct st_ucache *log, struct st_uwin *win,
-				       bool faultable)
+static __always_inline int st_row_step(struct st_uwalk *w, const struct unwind_row *row,
+				       __u64 *buf, bool faultable)
 {
+	struct st_uwalk_state *st = w->st;
+	struct st_ucache *log = w->log;
 	bool bp_unknown = st->bp_unknown;
 	__u64 cfa;
 
@@ -646,7 +678,7 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 	 * which costs as much as one of the two.
 	 */
 	if (row->rbp == UNWIND_RBP_SAVED && row->rbp_off == -2) {
-		if (st_ustack_read(st, win, buf, 16, cfa - 16, faultable))
+		if (st_ustack_read(w, buf, 16, cfa - 16, faultable))
 			return st_ustop(st, ST_USTOP_READ_FAILED);
 		/* Both words are what the walk read: the walk cache compares them again. */
 		if (!faultable && log) {
@@ -655,13 +687,13 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 		}
 		return st_to_caller(st, cfa, buf[1], buf[0], false, 0);
 	}
-	if (st_ustack_read(st, win, &buf[1], 8, cfa - 8, faultable))
+	if (st_ustack_read(w, &buf[1], 8, cfa - 8, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log)
 		st_ucache_word(log, cfa - 8, buf[1]);
 	buf[0] = st->bp;
 	if (row->rbp == UNWIND_RBP_SAVED) {
-		if (st_ustack_read(st, win, &buf[0], 8, cfa + (__s64)row->rbp_off * 8, faultable))
+		if (st_ustack_read(w, &buf[0], 8, cfa + (__s64)row->rbp_off * 8, faultable))
 			return st_ustop(st, ST_USTOP_READ_FAILED);
 		if (!faultable && log)
 			st_ucache_word(log, cfa + (__s64)row->rbp_off * 8, buf[0]);
@@ -674,16 +706,18 @@ static __always_inline int st_row_step(struct st_uwalk_state *st, const struct u
 }
 
 /* The fp rule: [bp] is the caller's bp, [bp + 8] the return address. */
-static __always_inline int st_fp_step(struct st_uwalk_state *st, __u64 *buf, struct st_ucache *log,
-				      struct st_uwin *win, bool faultable)
+static __always_inline int st_fp_step(struct st_uwalk *w, __u64 *buf, bool faultable)
 {
+	struct st_uwalk_state *st = w->st;
+	struct st_ucache *log = w->log;
+
 	if (st->bp_unknown)
 		return st_ustop(st, ST_USTOP_FP_END);
 	if (!st->bp)
 		return st_ustop(st, ST_USTOP_OUTERMOST); /* frame pointer 0: the chain's end */
 	if (st_up(st, st->bp + 16, ST_USTOP_FP_END))
 		return 1;
-	if (st_ustack_read(st, win, buf, 16, st->bp, faultable))
+	if (st_ustack_read(w, buf, 16, st->bp, faultable))
 		return st_ustop(st, ST_USTOP_READ_FAILED);
 	if (!faultable && log) {
 		st_ucache_word(log, st->bp, buf[0]);
@@ -842,6 +876,50 @@ static __always_inline int st_rep_take(struct st_uwalk_state *st, struct st_ucac
 }
 
 /*
+ * The row just found for the frame just stored, for the walk cache's next
+ * walk (st_uwalk_row_seed()): when it covers a range within its mapping,
+ * a pc in that range lies in the mapping and finds the same row.
+ */
+static __always_inline void st_uwalk_row_kept(struct st_uwalk *w, const struct st_umap *m)
+{
+	struct st_uwalk_state *st = w->st;
+	struct st_ucache_frame *f;
+	__u32 n = ST_VOL(st->n) - 1;
+	__u64 lo = ST_VOL(st->row_lo), hi = ST_VOL(st->row_hi);
+
+	if (!w->log || n >= ST_UCACHE_FRAMES || lo < m->start || hi > m->end)
+		return;
+	barrier_var(n); /* the mask kept from the compiler, which knows n < ST_UCACHE_FRAMES */
+	f = &w->log->frames[n & (ST_UCACHE_FRAMES - 1)];
+	f->row_lo = lo;
+	f->row_hi = hi;
+	f->row_key = ST_VOL(st->row_key);
+	f->map_ix = ST_VOL(st->map_ix);
+}
+
+/*
+ * Frame @n of the walk before found a row whose range holds this frame's
+ * pc: the walk's last mapping and row become those, so st_row_of() finds
+ * them without a search (same tables: st_ucache.old_rows).
+ */
+static __always_inline void st_uwalk_row_seed(struct st_uwalk *w, __u32 n)
+{
+	struct st_uwalk_state *st = w->st;
+	const struct st_ucache_frame *f;
+	__u64 pc = st->ip - st->pc_off;
+
+	if (!w->log || !w->log->old_rows || n >= w->log->n || n >= ST_UCACHE_FRAMES)
+		return;
+	f = &w->log->frames[n & (ST_UCACHE_FRAMES - 1)];
+	if (pc < f->row_lo || pc >= f->row_hi)
+		return;
+	ST_VOL(st->map_ix) = f->map_ix;
+	ST_VOL(st->row_key) = f->row_key;
+	ST_VOL(st->row_lo) = f->row_lo;
+	ST_VOL(st->row_hi) = f->row_hi;
+}
+
+/*
  * The row for @pc, NULL for none; in *how 1 when the walk must end here,
  * 2 where a trampoline may hide, else 0. A trampoline may hide in a file
  * without rows (JIT code, a libc built without unwind tables), and where a
@@ -894,6 +972,8 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 	if (!m->nrows)
 		return NULL;
 	row = st_find_row(st, m, pc);
+	if (row)
+		st_uwalk_row_kept(w, m);
 	*how = (!row || row->cfa == UNWIND_CFA_NONE) && ST_VOL(st->row_hi) == st->ip ? 2 : 0;
 	if (row && row->cfa == UNWIND_CFA_RSP && row->rbp == UNWIND_RBP_SAME)
 		st_rep_keep(st, m, row->cfa_off);
@@ -903,7 +983,70 @@ static __always_inline struct unwind_row *st_row_of(struct st_uwalk *w, __u64 pc
 /* The frame just stored is exact too (a trampoline): mark it, the index read afresh. */
 static __always_inline void st_mark_exact(struct st_uwalk *w)
 {
-	w->out[(ST_VOL(w->st->n) - 1) & (ST_MAX_USTACK - 1)] |= ST_FRAME_EXACT;
+	__u32 n = ST_VOL(w->st->n) - 1;
+
+	w->out[n & (ST_MAX_USTACK - 1)] |= ST_FRAME_EXACT;
+	if (w->log && n < ST_UCACHE_FRAMES)
+		w->log->ips[n & (ST_UCACHE_FRAMES - 1)] |= ST_FRAME_EXACT;
+}
+
+/* The walk's state as the walk cache keeps it per frame (st_ucache_frame()). */
+static __always_inline __u32 st_uwalk_flags(const struct st_uwalk_state *st)
+{
+	return (st->bp_unknown ? ST_UCACHE_BP_UNKNOWN : 0) | (st->pc_off ? ST_UCACHE_PC_OFF : 0);
+}
+
+/* The walk at the event comes to frame @n: the walk cache notes where it stands. */
+static __always_inline void st_uwalk_note(struct st_uwalk *w, __u32 n)
+{
+	struct st_uwalk_state *st = w->st;
+
+	if (w->log)
+		st_ucache_frame(w->log, n, st->ip | st->mark, st->sp, st->bp, st->fp_frames,
+				st_uwalk_flags(st));
+}
+
+/*
+ * The walk at the event stands at frame st->n where the task's walk before
+ * stood too (bpf/ucache.bpf.h, st_ucache_splice_ok()): a program whose
+ * stacks differ near the leaf only (one loop calling through different
+ * callers) walks those frames and takes the rest from the walk before. Not
+ * after a stack switch, and not with uretprobes pending: the rest would
+ * depend on more than the state kept per frame (the walk cache is not used
+ * then anyway). A global function: checked once.
+ * Return: the frames taken (from st->n; the walk's result then in @st), or 0.
+ */
+__noinline __u32 st_uwalk_splice(struct st_uwalk_state *st, struct st_ucache *c)
+{
+	struct st_ucache_frame cur = {};
+	__u32 n, fp;
+
+	if (!st || !c || st->stack_hi || st->nleft || st->tramp || st->frame0 != ST_FRAME0_NONE)
+		return 0;
+	n = st->n;
+	cur.sp = st->sp;
+	cur.bp = st->bp;
+	cur.fp = st->fp_frames;
+	cur.flags = st_uwalk_flags(st);
+	if (n >= ST_UCACHE_FRAMES || !st_ucache_splice_ok(c, n, st->ip | st->mark, &cur))
+		return 0;
+	fp = c->frames[n & (ST_UCACHE_FRAMES - 1)].fp;
+	st->fp_frames += c->fp_frames - fp;
+	st->n = c->n;
+	st->stop = c->stop;
+	st->sp = c->end_sp;
+	st_ustat_inc(ST_USTAT_UCACHE_SPLICES);
+	return c->n - n;
+}
+
+/*
+ * Frames [@n, @n + @k) from the walk cache's walk before, after
+ * st_uwalk_splice(). Return: 1 (the walk is over).
+ */
+static __always_inline int st_uwalk_spliced(struct st_uwalk *w, __u32 n, __u32 k)
+{
+	st_ucache_copy((struct st_ucache_out *)w->out, w->log, n, n + k);
+	return 1;
 }
 
 /*
@@ -924,6 +1067,19 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_ustop(st, ST_USTOP_OUTERMOST);
 	if (n >= st->max || n >= ST_MAX_USTACK)
 		return st_ustop(st, ST_USTOP_DEPTH);
+	if (!faultable && w->log) {
+		__u32 k = 0;
+
+		/* The walk before stood at this sp and pc here: only then is the call worth it. */
+		if (w->log->old_ok && n && n < ST_UCACHE_FRAMES &&
+		    w->log->frames[n & (ST_UCACHE_FRAMES - 1)].sp == st->sp &&
+		    w->log->ips[n & (ST_UCACHE_FRAMES - 1)] == (st->ip | st->mark))
+			k = st_uwalk_splice(st, w->log);
+		if (k)
+			return st_uwalk_spliced(w, n, k);
+		st_uwalk_row_seed(w, n);
+		st_uwalk_note(w, n);
+	}
 	w->out[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
 	st->n = n + 1;
 	st->frame0 = ST_FRAME0_NONE;
@@ -937,7 +1093,7 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_signal_step(st, buf, w->log, faultable);
 	}
 	if (row && row->cfa != UNWIND_CFA_NONE)
-		return st_row_step(st, row, buf, w->log, w->win, faultable);
+		return st_row_step(w, row, buf, faultable);
 	/*
 	 * A return address where a trampoline may hide (st_row_of()): it is told
 	 * by its code. Reading it costs as much as a frame-pointer step, so it is
@@ -964,7 +1120,7 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_ustop(st, ST_USTOP_NO_TABLE);
 	if (frame0 == ST_FRAME0_ENTRY)
 		return st_entry_step(st, buf, w->log, faultable);
-	return st_fp_step(st, buf, w->log, w->win, faultable);
+	return st_fp_step(w, buf, faultable);
 }
 
 /*
@@ -986,6 +1142,7 @@ static __always_inline int st_rep_frame(struct st_uwalk *w)
 	i = st_rep_slot(st, w->win);
 	if (!i || !w->win)
 		return -1;
+	st_uwalk_note(w, n);
 	w->out[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
 	st->n = n + 1;
 	return st_rep_take(st, w->log, w->win, i);
@@ -1095,6 +1252,13 @@ static __always_inline struct st_ucache *st_ucache_try(struct st_uwalk *w,
 		*hit = true;
 		return c;
 	}
+	if (c->region_read) {
+		__u32 zero = 0;
+
+		w->rgn = bpf_map_lookup_elem(&st_uregions, &zero);
+		st->rgn_lo = c->lo;
+		st->rgn_hi = c->hi;
+	}
 	st_ucache_begin(c, &key);
 	st->logging = 1;
 	return c;
@@ -1106,7 +1270,7 @@ static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache 
 	struct st_uwalk_state *st = w->st;
 	bool keep = st->logging && !st->unknown && !st->nleft;
 
-	if (st_ucache_end(c, keep, w->out, st->n, st->stop, st->sp, st->fp_frames))
+	if (st_ucache_end(c, keep, st->n, st->stop, st->sp, st->fp_frames))
 		st_ustat_inc(ST_USTAT_UCACHE_KEPT);
 	else
 		st_ustat_inc(ST_USTAT_UCACHE_UNKEPT);

@@ -97,13 +97,14 @@ static void losses__walk_info(const struct session_losses *now, const struct ses
 		early += ustop_early(k) ? d[k] : 0;
 	st_info("user-stack walks: %llu, %llu complete, %llu truncated, %llu stopped early; "
 		"%llu signal frames, %llu stack switches, %llu uretprobe returns, %llu frames by "
-		"frame pointer; walk cache: %llu hits, %llu walks kept, %llu not keepable",
+		"frame pointer; walk cache: %llu hits, %llu walks kept, %llu not keepable, %llu spliced",
 		(unsigned long long)d[ST_USTAT_WALKS], (unsigned long long)d[ST_USTOP_OUTERMOST],
 		(unsigned long long)d[ST_USTOP_DEPTH], (unsigned long long)early,
 		(unsigned long long)d[ST_USTAT_SIGNAL_FRAMES], (unsigned long long)d[ST_USTAT_SWITCHES],
 		(unsigned long long)d[ST_USTAT_URETPROBE], (unsigned long long)d[ST_USTAT_FP_FRAMES],
 		(unsigned long long)d[ST_USTAT_UCACHE_HITS], (unsigned long long)d[ST_USTAT_UCACHE_KEPT],
-		(unsigned long long)d[ST_USTAT_UCACHE_UNKEPT]);
+		(unsigned long long)d[ST_USTAT_UCACHE_UNKEPT],
+		(unsigned long long)d[ST_USTAT_UCACHE_SPLICES]);
 }
 
 void session_losses_print(FILE *f, const struct session_losses *now,

@@ -6,7 +6,9 @@
 # registers from two chains (a a b a a b ...), told apart only by return
 # addresses on the stack: each chain must be counted exactly, and exactly
 # the walks that follow one of the same chain are hits (N/3), in table,
-# auto and frame-pointer walks. Without task storage (the probe told to say
+# auto and frame-pointer walks; every other walk but the first takes the
+# frames from main out from the walk before (a splice: main's caller stands
+# at the same place in both chains). Without task storage (the probe told to say
 # so) the cache is left out: the same exact chains, no hits, one line saying so.
 source "$(dirname "$0")/lib.sh"
 
@@ -33,7 +35,27 @@ for case in nofp:table nofp:auto fp:fp fp:table; do
 		--unwind="$mode" -p @PID@ t:syscalls:sys_enter_getppid || continue
 	expect_chains "$name" "$mode"
 	expect_eq "$name-hits" "$(grep -o 'walk cache: .*' "$TMP/$name.err")" \
-		"walk cache: $((N / 3)) hits, $((N - N / 3)) walks kept, 0 not keepable"
+		"walk cache: $((N / 3)) hits, $((N - N / 3)) walks kept, 0 not keepable, $((N - N / 3 - 1)) spliced"
+done
+
+# -w: the second chain goes through via_w, whose larger frame puts the system call
+# at another sp. The walks after one of the same chain are hits again, and the
+# splices, now onto a walk from another sp, move the words they take over.
+for case in nofp:table nofp:auto fp:fp; do
+	build=${case%:*} mode=${case#*:}
+	name=walkcache-wide-$build-$mode
+	TABLES_READY=$([ "$mode" = fp ] || echo 1)
+	run_traced "$name" "$W/walkcache_$build" -w $N -- count --debug -U --user-stacks=sync \
+		--unwind="$mode" -p @PID@ t:syscalls:sys_enter_getppid || continue
+	outer=($LIBC_START)
+	[ "$mode" = fp ] &&
+		outer=(__libc_start_call_main "[unwind stopped: no unwind row and no valid frame pointer]")
+	expect_eq "$name-chains" "$(cat "$TMP/$name.out")" \
+		"$(stack_block leaf via_w main "${outer[@]}" $((N / 3)))
+
+$(stack_block leaf via_a main "${outer[@]}" $((2 * N / 3)))"
+	expect_eq "$name-hits" "$(grep -o 'walk cache: .*' "$TMP/$name.err")" \
+		"walk cache: $((N / 3)) hits, $((N - N / 3)) walks kept, 0 not keepable, $((N - N / 3 - 1)) spliced"
 done
 
 # The fallback: the run-time probe pretends the kernel has no task storage.
@@ -45,7 +67,7 @@ for case in nofp:table fp:fp; do
 		-U --user-stacks=sync --unwind="$mode" -p @PID@ t:syscalls:sys_enter_getppid || continue
 	expect_chains "$name" "$mode"
 	expect_eq "$name-hits" "$(grep -o 'walk cache: .*' "$TMP/$name.err")" \
-		"walk cache: 0 hits, 0 walks kept, 0 not keepable"
+		"walk cache: 0 hits, 0 walks kept, 0 not keepable, 0 spliced"
 	expect_eq "$name-said" "$(grep -c '^stacktap: walk cache off (STACKTAP_TEST_NO_TASK_STORAGE=1)' \
 		"$TMP/$name.err")" 1
 done
