@@ -12,6 +12,7 @@
 #include "lib/session/joiner.h"
 #include "lib/stack/store.h"
 #include "lib/sym/event_frames.h"
+#include "lib/util/arena.h"
 #include "lib/util/htab.h"
 #include "lib/util/log.h"
 #include "lib/util/relay.h"
@@ -233,6 +234,7 @@ uint64_t raw_stacks__settled(const struct raw_stacks *rs)
 struct raw_batch {
 	struct event_frames *ef;
 	size_t first, n, done; /* entries [first, first + n); done: decoded */
+	struct arena frames;   /* the frames of ef, rewound for each batch of the slot */
 };
 
 struct raw_run {
@@ -253,6 +255,7 @@ static void raw__batch_release(void *ctx, void *slot)
 		event_frames__release(&b->ef[i]);
 	free(b->ef);
 	b->ef = NULL;
+	arena__rewind(&b->frames);
 }
 
 /* On the worker: decodes batch @i's entries at their times and names them in one go. */
@@ -274,11 +277,11 @@ static int raw__batch_make(void *ctx, size_t i, void *slot)
 		const struct raw_key *k = (const struct raw_key *)v[j]->key;
 
 		if (v[j]->data)
-			err = event_frames__decode_at(&b->ef[b->done], k->pid, k->ips, k->kd, k->ud,
-						      joiner_lost_frame(k->flags), k->ustop,
-						      v[j]->data);
+			err = event_frames__decode_at(&b->ef[b->done], &b->frames, k->pid, k->ips,
+						      k->kd, k->ud, joiner_lost_frame(k->flags),
+						      k->ustop, v[j]->data);
 		else
-			err = event_frames__decode(&b->ef[b->done], run->sym, k->pid,
+			err = event_frames__decode(&b->ef[b->done], &b->frames, run->sym, k->pid,
 						   run->rs->ts[j], k->ips, k->kd, k->ud,
 						   joiner_lost_frame(k->flags), k->ustop);
 	}
@@ -328,8 +331,10 @@ static int raw__report_batches(struct raw_stacks *rs, struct symbolizer *sym,
 	int err = relay__run((n + RAW_BATCH - 1) / RAW_BATCH, slots, sizeof(slots[0]), 3, &ops,
 			     &run);
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
 		raw__batch_release(&run, &slots[i]);
+		arena__reset(&slots[i].frames);
+	}
 	return err;
 }
 

@@ -2,6 +2,7 @@
 /* The bump arena: chunks mapped whole, handed out in order, unmapped together. */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "lib/util/arena.h"
@@ -85,4 +86,22 @@ void arena__reset(struct arena *a)
 		munmap(c, c->size);
 	}
 	*a = (struct arena){ 0 };
+}
+
+void arena__rewind(struct arena *a)
+{
+	struct arena_chunk *keep = a->chunks, *c, *next;
+	char *start;
+
+	if (!keep)
+		return;
+	for (c = keep->next; c; c = next) {
+		next = c->next;
+		munmap(c, c->size);
+	}
+	keep->next = NULL;
+	start = (char *)(keep + 1);
+	memset(start, 0, (size_t)(a->at - start));
+	a->chunks = keep;
+	a->at = start;
 }
