@@ -91,7 +91,7 @@ void arena__reset(struct arena *a)
 void arena__rewind(struct arena *a)
 {
 	struct arena_chunk *keep = a->chunks, *c, *next;
-	char *start;
+	char *start, *used_end;
 
 	if (!keep)
 		return;
@@ -102,6 +102,10 @@ void arena__rewind(struct arena *a)
 	keep->next = NULL;
 	start = (char *)(keep + 1);
 	memset(start, 0, (size_t)(a->at - start));
+	/* Pages in beyond this fill go: a large fill once leaves no large rest in. */
+	used_end = (char *)keep + arena__round((size_t)(a->at - (char *)keep), ARENA_PAGE);
+	if (a->ready > used_end && !madvise(used_end, (size_t)(a->ready - used_end), MADV_DONTNEED))
+		a->ready = used_end;
 	a->chunks = keep;
 	a->at = start;
 }

@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lib/util/arena.h"
 #include "tests/unit/check.h"
@@ -71,9 +72,44 @@ static void test_rewind(void)
 	arena__reset(&a);
 }
 
+/* Pages of @len bytes at @p that are in memory. */
+static size_t resident_pages(void *p, size_t len)
+{
+	unsigned char vec[1024];
+	size_t i, n = (len + 4095) / 4096, in = 0;
+
+	if (n > sizeof(vec) || mincore(p, len, vec))
+		return SIZE_MAX;
+	for (i = 0; i < n; i++)
+		in += vec[i] & 1;
+	return in;
+}
+
+/* A small fill after a large one: the kept chunk keeps in only the pages the small one used. */
+static void test_rewind_lets_go(void)
+{
+	struct arena a = { 0 };
+	size_t size;
+	void *kept;
+
+	fill(&a, 100, 10240);
+	arena__rewind(&a);
+	fill(&a, 30, 10240); /* 300 KiB of the newest chunk, the fifth: 1 MiB */
+	kept = a.chunks;
+	size = (size_t)(a.end - (char *)kept);
+	CHECK_EQ_U64(size, 1 << 20);
+	arena__rewind(&a);
+	CHECK(resident_pages(kept, size) <= 300 / 4 + 2); /* the header's page, 300 KiB, a part page */
+	fill(&a, 1, 100);
+	arena__rewind(&a);
+	CHECK_EQ_U64(resident_pages(kept, size), 1);
+	arena__reset(&a);
+}
+
 int main(void)
 {
 	test_blocks();
 	test_rewind();
+	test_rewind_lets_go();
 	return CHECK_DONE();
 }
