@@ -91,7 +91,8 @@ void arena__reset(struct arena *a)
 void arena__rewind(struct arena *a)
 {
 	struct arena_chunk *keep = a->chunks, *c, *next;
-	char *start, *used_end;
+	char *start, *keep_end;
+	size_t used;
 
 	if (!keep)
 		return;
@@ -102,10 +103,14 @@ void arena__rewind(struct arena *a)
 	keep->next = NULL;
 	start = (char *)(keep + 1);
 	memset(start, 0, (size_t)(a->at - start));
-	/* Pages in beyond this fill go: a large fill once leaves no large rest in. */
-	used_end = (char *)keep + arena__round((size_t)(a->at - (char *)keep), ARENA_PAGE);
-	if (a->ready > used_end && !madvise(used_end, (size_t)(a->ready - used_end), MADV_DONTNEED))
-		a->ready = used_end;
+	/*
+	 * Pages in beyond twice this fill go: a large fill once leaves no large
+	 * rest in, and fills that vary less fault in nothing again.
+	 */
+	used = arena__round((size_t)(a->at - (char *)keep), ARENA_PAGE);
+	keep_end = (size_t)(a->end - (char *)keep) / 2 > used ? (char *)keep + 2 * used : a->end;
+	if (a->ready > keep_end && !madvise(keep_end, (size_t)(a->ready - keep_end), MADV_DONTNEED))
+		a->ready = keep_end;
 	a->chunks = keep;
 	a->at = start;
 }
