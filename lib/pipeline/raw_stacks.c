@@ -349,8 +349,9 @@ static int raw__batch_use(void *ctx, size_t i, void *slot)
 /*
  * Names batch k + 1 while batch k is added, on two CPUs: of a 1M-sample
  * system-wide report's 7 CPU-s, decoding and naming are 3.1 and adding
- * 2.2, so the two overlap for most of it (docs/recording.md). A batch a
- * slot; three let the worker run ahead over an uneven batch.
+ * 2.2, so the two overlap for most of it, decoding on whichever side is
+ * free (docs/recording.md). A batch a slot; three let the worker run ahead
+ * over an uneven batch (five made no difference).
  */
 static int raw__report_batches(struct raw_stacks *rs, struct symbolizer *sym,
 			       struct stack_entry **v, size_t n, struct report *r)
