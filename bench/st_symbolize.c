@@ -124,7 +124,7 @@ static size_t name_batch(struct symbolizer *sz, const struct input *in, size_t f
 		const struct frame_in *f = &in->v[first + i];
 
 		ip = in->maps[f->file].start + f->off;
-		if (event_frames__decode(&ef[i], sz, pid, 2, &ip, 0, 1, NULL, 0))
+		if (event_frames__decode(&ef[i], NULL, sz, pid, 2, &ip, 0, 1, NULL, 0))
 			die("out of memory");
 		if (f->ret)
 			ef[i].v[0].flags |= REPORT_FRAME_RETURN;

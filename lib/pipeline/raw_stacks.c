@@ -12,12 +12,15 @@
 #include "lib/session/joiner.h"
 #include "lib/stack/store.h"
 #include "lib/sym/event_frames.h"
+#include "lib/util/arena.h"
 #include "lib/util/htab.h"
 #include "lib/util/log.h"
 #include "lib/util/relay.h"
 
 /* Stacks named per batch: large enough to share file visits, small enough to bound memory. */
 #define RAW_BATCH 4096
+/* Stacks the caller decodes between looks at whether the worker waits: about 0.2 ms. */
+#define RAW_DECODE_STEP 64
 
 /*
  * Stacks are decoded late, with the mappings their process had at the
@@ -223,16 +226,19 @@ uint64_t raw_stacks__settled(const struct raw_stacks *rs)
 }
 
 /*
- * A batch of entries on its way to the report: decoded and named on the
- * relay's worker (the symbolizer, its registry and libdw are only touched
- * there while the relay runs), added to the report on the caller's thread
- * (the report model only there). What passes between them is the batch's
- * frames, and the strings they point at, which stay as they are until the
- * report is done (symbolizer__remember(), report__same_strings()).
+ * A batch of entries on its way to the report: decoded on the caller's
+ * thread (reading the registry and the file models' build IDs, which stay
+ * as they are while the relay runs), named on the relay's worker (the
+ * symbolizer and libdw are only touched there while the relay runs), added
+ * to the report on the caller's thread (the report model only there). What
+ * passes between them is the batch's frames, and the strings they point
+ * at, which stay as they are until the report is done
+ * (symbolizer__remember(), report__same_strings()).
  */
 struct raw_batch {
 	struct event_frames *ef;
 	size_t first, n, done; /* entries [first, first + n); done: decoded */
+	struct arena frames;   /* the frames of ef, rewound for each batch of the slot */
 };
 
 struct raw_run {
@@ -253,45 +259,75 @@ static void raw__batch_release(void *ctx, void *slot)
 		event_frames__release(&b->ef[i]);
 	free(b->ef);
 	b->ef = NULL;
+	b->done = 0;
+	arena__rewind(&b->frames);
 }
 
-/* On the worker: decodes batch @i's entries at their times and names them in one go. */
+/* Decodes @b's entries from the first not decoded yet up to @to. Return: 0 or -ENOMEM. */
+static int raw__batch_decode_to(struct raw_run *run, struct raw_batch *b, size_t to)
+{
+	struct stack_entry **v = run->v;
+	size_t j;
+	int err = 0;
+
+	for (j = b->first + b->done; j < b->first + to && !err; j++, b->done++) {
+		const struct raw_key *k = (const struct raw_key *)v[j]->key;
+
+		if (v[j]->data)
+			err = event_frames__decode_at(&b->ef[b->done], &b->frames, k->pid, k->ips,
+						      k->kd, k->ud, joiner_lost_frame(k->flags),
+						      k->ustop, v[j]->data);
+		else
+			err = event_frames__decode(&b->ef[b->done], &b->frames, run->sym, k->pid,
+						   run->rs->ts[j], k->ips, k->kd, k->ud,
+						   joiner_lost_frame(k->flags), k->ustop);
+	}
+	return err;
+}
+
+/*
+ * On the caller: decodes batch @i's entries while the worker is busy with
+ * the batches before; it decodes the rest (and names them). Both wait for
+ * the other at times, as the share of naming and adding in a batch moves:
+ * the first batches open and read the files (the worker's), the later ones
+ * find their names remembered and add (the caller's). Decoding fills
+ * either one's idle time (docs/recording.md).
+ */
+static int raw__batch_prepare(void *ctx, size_t i, void *slot, const size_t *made)
+{
+	struct raw_run *run = ctx;
+	struct raw_batch *b = slot;
+	int err;
+
+	raw__batch_release(ctx, slot); /* the batch before in this slot */
+	b->first = i * RAW_BATCH;
+	b->n = run->n - b->first < RAW_BATCH ? run->n - b->first : RAW_BATCH;
+	b->ef = calloc(b->n, sizeof(*b->ef));
+	err = b->ef ? 0 : -ENOMEM;
+	while (!err && b->done < b->n && !relay__waiting(made, i))
+		err = raw__batch_decode_to(run, b, b->done + RAW_DECODE_STEP < b->n ?
+						   b->done + RAW_DECODE_STEP : b->n);
+	if (err)
+		raw__batch_release(ctx, slot);
+	return err;
+}
+
+/* On the worker: decodes the rest of a batch, and names it in one go. */
 static int raw__batch_make(void *ctx, size_t i, void *slot)
 {
 	struct raw_run *run = ctx;
 	struct raw_batch *b = slot;
-	struct stack_entry **v = run->v;
-	size_t j;
-	int err;
+	int err = raw__batch_decode_to(run, b, b->n);
 
-	raw__batch_release(ctx, slot); /* the batch before in this slot: freed where it was taken */
-	b->first = i * RAW_BATCH;
-	b->n = run->n - b->first < RAW_BATCH ? run->n - b->first : RAW_BATCH;
-	b->done = 0;
-	b->ef = calloc(b->n, sizeof(*b->ef));
-	err = b->ef ? 0 : -ENOMEM;
-	for (j = b->first; j < b->first + b->n && !err; j++, b->done++) {
-		const struct raw_key *k = (const struct raw_key *)v[j]->key;
-
-		if (v[j]->data)
-			err = event_frames__decode_at(&b->ef[b->done], k->pid, k->ips, k->kd, k->ud,
-						      joiner_lost_frame(k->flags), k->ustop,
-						      v[j]->data);
-		else
-			err = event_frames__decode(&b->ef[b->done], run->sym, k->pid,
-						   run->rs->ts[j], k->ips, k->kd, k->ud,
-						   joiner_lost_frame(k->flags), k->ustop);
-	}
+	(void)i;
 	if (!err)
 		err = symbolizer__name(run->sym, b->ef, b->n);
-	if (err)
-		raw__batch_release(ctx, slot);
-	else
+	if (!err)
 		symbolizer__progress(run->sym, b->first + b->n, run->n);
 	return err;
 }
 
-/* On the caller: adds a named batch to the report (its frames are freed on the worker). */
+/* On the caller: adds a named batch to the report (its frames go at the slot's next decode). */
 static int raw__batch_use(void *ctx, size_t i, void *slot)
 {
 	struct raw_run *run = ctx;
@@ -313,14 +349,16 @@ static int raw__batch_use(void *ctx, size_t i, void *slot)
 /*
  * Names batch k + 1 while batch k is added, on two CPUs: of a 1M-sample
  * system-wide report's 7 CPU-s, decoding and naming are 3.1 and adding
- * 2.2, so the two overlap for most of it (docs/recording.md). A batch a
- * slot; three let the worker run ahead over an uneven batch.
+ * 2.2, so the two overlap for most of it, decoding on whichever side is
+ * free (docs/recording.md). A batch a slot; three let the worker run ahead
+ * over an uneven batch (five made no difference).
  */
 static int raw__report_batches(struct raw_stacks *rs, struct symbolizer *sym,
 			       struct stack_entry **v, size_t n, struct report *r)
 {
 	static const struct relay_ops ops = {
-		.make = raw__batch_make, .use = raw__batch_use, .drop = raw__batch_release,
+		.prepare = raw__batch_prepare, .make = raw__batch_make, .use = raw__batch_use,
+		.drop = raw__batch_release,
 	};
 	struct raw_run run = { .rs = rs, .sym = sym, .v = v, .n = n, .r = r };
 	struct raw_batch slots[3] = { 0 };
@@ -328,8 +366,10 @@ static int raw__report_batches(struct raw_stacks *rs, struct symbolizer *sym,
 	int err = relay__run((n + RAW_BATCH - 1) / RAW_BATCH, slots, sizeof(slots[0]), 3, &ops,
 			     &run);
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
 		raw__batch_release(&run, &slots[i]);
+		arena__reset(&slots[i].frames);
+	}
 	return err;
 }
 

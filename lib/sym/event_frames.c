@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The frames of one captured event, kernel then user: decoded here, named in batches. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "lib/proc/registry.h"
 #include "lib/sym/event_frames.h"
 #include "lib/unwind/ustop.h"
+#include "lib/util/arena.h"
 
 static void frames__kernel(struct report_frame *f, uint64_t addr, bool is_return)
 {
@@ -63,9 +65,17 @@ static const struct proc_loc *frames__where(const struct frames_where *w, int pi
 	return procs__resolve(w->procs, pid, w->ts, addr, tmp) ? NULL : tmp;
 }
 
-static int frames__decode(struct event_frames *ef, const struct frames_where *w, int pid,
-			  const uint64_t *ips, size_t kd, size_t ud, const char *lost,
-			  unsigned ustop)
+/* @n of @size bytes each, from @mem or else malloc(); not zeroed. */
+static void *frames__alloc(struct arena *mem, size_t n, size_t size)
+{
+	if (n > SIZE_MAX / size)
+		return NULL;
+	return mem ? arena__alloc(mem, n * size) : malloc(n * size);
+}
+
+static int frames__decode(struct event_frames *ef, struct arena *mem,
+			  const struct frames_where *w, int pid, const uint64_t *ips, size_t kd,
+			  size_t ud, const char *lost, unsigned ustop)
 {
 	const char *end = frames__end(ud, lost, ustop);
 	size_t i, n = kd + ud + (end != NULL);
@@ -73,9 +83,10 @@ static int frames__decode(struct event_frames *ef, const struct frames_where *w,
 
 	memset(ef, 0, sizeof(*ef));
 	ef->pid = pid;
+	ef->mem = mem;
 	/* Every frame is written below: only the end and what is no user frame are zeroed. */
-	ef->v = malloc((n + 1) * sizeof(*ef->v));
-	ef->src = malloc((n + 1) * sizeof(*ef->src));
+	ef->v = frames__alloc(mem, n + 1, sizeof(*ef->v));
+	ef->src = frames__alloc(mem, n + 1, sizeof(*ef->src));
 	if (!ef->v || !ef->src) {
 		event_frames__release(ef);
 		return -ENOMEM;
@@ -104,22 +115,22 @@ static int frames__decode(struct event_frames *ef, const struct frames_where *w,
 	return 0;
 }
 
-int event_frames__decode(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
-			 const uint64_t *ips, size_t kd, size_t ud, const char *lost,
-			 unsigned ustop)
+int event_frames__decode(struct event_frames *ef, struct arena *mem, struct symbolizer *sz,
+			 int pid, uint64_t ts, const uint64_t *ips, size_t kd, size_t ud,
+			 const char *lost, unsigned ustop)
 {
 	const struct frames_where w = { .procs = symbolizer__procs(sz), .ts = ts };
 
-	return frames__decode(ef, &w, pid, ips, kd, ud, lost, ustop);
+	return frames__decode(ef, mem, &w, pid, ips, kd, ud, lost, ustop);
 }
 
-int event_frames__decode_at(struct event_frames *ef, int pid, const uint64_t *ips, size_t kd,
-			    size_t ud, const char *lost, unsigned ustop,
-			    const struct proc_loc *locs)
+int event_frames__decode_at(struct event_frames *ef, struct arena *mem, int pid,
+			    const uint64_t *ips, size_t kd, size_t ud, const char *lost,
+			    unsigned ustop, const struct proc_loc *locs)
 {
 	const struct frames_where w = { .locs = locs };
 
-	return frames__decode(ef, &w, pid, ips, kd, ud, lost, ustop);
+	return frames__decode(ef, mem, &w, pid, ips, kd, ud, lost, ustop);
 }
 
 void event_frames__locate(const struct proc_registry *procs, int pid, uint64_t ts,
@@ -135,13 +146,43 @@ void event_frames__locate(const struct proc_registry *procs, int pid, uint64_t t
 int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
 			const uint64_t *ips, size_t kd, size_t ud, const char *lost, unsigned ustop)
 {
-	int err = event_frames__decode(ef, sz, pid, ts, ips, kd, ud, lost, ustop);
+	int err = event_frames__decode(ef, NULL, sz, pid, ts, ips, kd, ud, lost, ustop);
 
 	if (!err)
 		err = symbolizer__name(sz, ef, 1);
 	if (err)
 		event_frames__release(ef);
 	return err;
+}
+
+/* Room for @cap frames in @ef, its @n first kept. Return: 0 or -ENOMEM (@ef as it was). */
+static int frames__grow(struct event_frames *ef, size_t cap)
+{
+	size_t n = ef->nk + ef->nu;
+	struct report_frame *v;
+	struct frame_src *src;
+
+	if (!ef->mem) {
+		v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(ef->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		ef->v = v;
+		src = cap > SIZE_MAX / sizeof(*src) ? NULL : realloc(ef->src, cap * sizeof(*src));
+		if (!src)
+			return -ENOMEM;
+		ef->src = src;
+		return 0;
+	}
+	/* The arena's old blocks stay until it is rewound. */
+	v = frames__alloc(ef->mem, cap, sizeof(*v));
+	src = frames__alloc(ef->mem, cap, sizeof(*src));
+	if (!v || !src)
+		return -ENOMEM;
+	memcpy(v, ef->v, n * sizeof(*v));
+	memcpy(src, ef->src, n * sizeof(*src));
+	ef->v = v;
+	ef->src = src;
+	return 0;
 }
 
 int event_frames__add_inline(struct event_frames *ef, const struct report_frame *pool)
@@ -154,14 +195,10 @@ int event_frames__add_inline(struct event_frames *ef, const struct report_frame 
 		extra += ef->src[i].inl_n;
 	if (!extra)
 		return 0;
-	v = realloc(ef->v, (n + extra + 1) * sizeof(*v));
-	if (!v)
+	if (frames__grow(ef, n + extra + 1))
 		return -ENOMEM;
-	ef->v = v;
-	src = realloc(ef->src, (n + extra + 1) * sizeof(*src));
-	if (!src)
-		return -ENOMEM;
-	ef->src = src;
+	v = ef->v;
+	src = ef->src;
 	/* In place, from the outermost frame down: each frame moves up by the inline frames below it. */
 	memset(&v[n + extra], 0, sizeof(*v));
 	memset(&src[n + extra], 0, sizeof(*src));
@@ -200,7 +237,9 @@ void event_frames__trim_plumbing(struct event_frames *ef)
 
 void event_frames__release(struct event_frames *ef)
 {
-	free(ef->v);
-	free(ef->src);
+	if (!ef->mem) {
+		free(ef->v);
+		free(ef->src);
+	}
 	memset(ef, 0, sizeof(*ef));
 }

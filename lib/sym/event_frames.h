@@ -23,6 +23,7 @@
 #include "lib/report/report.h"
 #include "lib/sym/symbolizer.h"
 
+struct arena;
 struct elf_file;
 
 /* Where a user frame's address was at the event. */
@@ -45,6 +46,7 @@ struct event_frames {
 	struct frame_src *src;  /* one per frame */
 	size_t nk, nu;
 	int pid;
+	struct arena *mem; /* where v and src live: NULL for malloc() */
 };
 
 /**
@@ -59,12 +61,16 @@ struct event_frames {
  *         cut at the depth limit ends in a "[truncated]" mark, one whose walk
  *         stopped early in "[unwind stopped: REASON]" (ustop_mark())
  *
+ * @mem: the arena the frames are taken from (they go with it), or NULL for
+ *       malloc(): a batch of thousands of stacks spent a sixth of its naming
+ *       time in malloc() and free() of their frames
+ *
  * Strings belong to the symbolizer and its registry and live as long as they do.
  * Return: 0 or -ENOMEM.
  */
-int event_frames__decode(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,
-			 const uint64_t *ips, size_t kd, size_t ud, const char *lost,
-			 unsigned ustop);
+int event_frames__decode(struct event_frames *ef, struct arena *mem, struct symbolizer *sz,
+			 int pid, uint64_t ts, const uint64_t *ips, size_t kd, size_t ud,
+			 const char *lost, unsigned ustop);
 
 struct proc_loc;
 struct proc_registry;
@@ -84,9 +90,9 @@ void event_frames__locate(const struct proc_registry *procs, int pid, uint64_t t
  *
  * Return: 0 or -ENOMEM.
  */
-int event_frames__decode_at(struct event_frames *ef, int pid, const uint64_t *ips, size_t kd,
-			    size_t ud, const char *lost, unsigned ustop,
-			    const struct proc_loc *locs);
+int event_frames__decode_at(struct event_frames *ef, struct arena *mem, int pid,
+			    const uint64_t *ips, size_t kd, size_t ud, const char *lost,
+			    unsigned ustop, const struct proc_loc *locs);
 
 /**
  * event_frames__build() - decode and name one event's frames (snoop).
@@ -104,7 +110,6 @@ int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid,
  */
 int event_frames__add_inline(struct event_frames *ef, const struct report_frame *pool);
 
-/** event_frames__release() - free the frames. */
 /**
  * event_frames__trim_plumbing() - once named, drop leading kernel frames of
  * a tracepoint's iterator (__traceiter_*): the capture's fixed skip leaves
@@ -113,6 +118,7 @@ int event_frames__add_inline(struct event_frames *ef, const struct report_frame 
  */
 void event_frames__trim_plumbing(struct event_frames *ef);
 
+/** event_frames__release() - free the frames (those of an arena go with it). */
 void event_frames__release(struct event_frames *ef);
 
 #endif

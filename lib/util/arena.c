@@ -2,6 +2,7 @@
 /* The bump arena: chunks mapped whole, handed out in order, unmapped together. */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "lib/util/arena.h"
@@ -85,4 +86,31 @@ void arena__reset(struct arena *a)
 		munmap(c, c->size);
 	}
 	*a = (struct arena){ 0 };
+}
+
+void arena__rewind(struct arena *a)
+{
+	struct arena_chunk *keep = a->chunks, *c, *next;
+	char *start, *keep_end;
+	size_t used;
+
+	if (!keep)
+		return;
+	for (c = keep->next; c; c = next) {
+		next = c->next;
+		munmap(c, c->size);
+	}
+	keep->next = NULL;
+	start = (char *)(keep + 1);
+	memset(start, 0, (size_t)(a->at - start));
+	/*
+	 * Pages in beyond twice this fill go: a large fill once leaves no large
+	 * rest in, and fills that vary less fault in nothing again.
+	 */
+	used = arena__round((size_t)(a->at - (char *)keep), ARENA_PAGE);
+	keep_end = (size_t)(a->end - (char *)keep) / 2 > used ? (char *)keep + 2 * used : a->end;
+	if (a->ready > keep_end && !madvise(keep_end, (size_t)(a->ready - keep_end), MADV_DONTNEED))
+		a->ready = keep_end;
+	a->chunks = keep;
+	a->at = start;
 }

@@ -33,4 +33,14 @@ void *arena__alloc(struct arena *a, size_t len);
 /** arena__reset() - free every block; @a is empty again. */
 void arena__reset(struct arena *a);
 
+/**
+ * arena__rewind() - free every block but keep the newest chunk, its used
+ * bytes zeroed again, for the blocks to come: an arena filled with about as
+ * much again and again (a batch) maps and faults in its pages once, not
+ * each time. Pages of the chunk beyond this fill's are given back, so one
+ * large fill (the batches of a report range from 1 to 33 MB) does not stay
+ * resident.
+ */
+void arena__rewind(struct arena *a);
+
 #endif

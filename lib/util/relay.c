@@ -19,6 +19,7 @@ struct relay {
 	pthread_cond_t made; /* an item was made, or the worker ended */
 	pthread_cond_t used; /* a slot was freed, or the caller gave up */
 	size_t nmade, nused;  /* items made, items used (failed or not) */
+	size_t nprepared;     /* items prepared: the worker makes no item past them */
 	int make_err;         /* make()'s error: the worker ended there */
 	bool worker_done, stop;
 };
@@ -34,7 +35,7 @@ static bool relay__wait_room(struct relay *rl, size_t i)
 	bool go;
 
 	pthread_mutex_lock(&rl->lock);
-	while (i - rl->nused >= rl->nslots && !rl->stop)
+	while ((i - rl->nused >= rl->nslots || i >= rl->nprepared) && !rl->stop)
 		pthread_cond_wait(&rl->used, &rl->lock);
 	go = !rl->stop;
 	pthread_mutex_unlock(&rl->lock);
@@ -52,8 +53,8 @@ static void *relay__worker(void *arg)
 		pthread_mutex_lock(&rl->lock);
 		if (err)
 			rl->make_err = err;
-		else
-			rl->nmade = i + 1;
+		else /* read by prepare() without the lock: relay__waiting() */
+			__atomic_store_n(&rl->nmade, i + 1, __ATOMIC_RELAXED);
 		pthread_cond_signal(&rl->made);
 		pthread_mutex_unlock(&rl->lock);
 	}
@@ -62,6 +63,12 @@ static void *relay__worker(void *arg)
 	pthread_cond_signal(&rl->made);
 	pthread_mutex_unlock(&rl->lock);
 	return NULL;
+}
+
+static int relay__prepare(const struct relay_ops *ops, void *ctx, size_t i, void *slot,
+			  const size_t *made)
+{
+	return ops->prepare ? ops->prepare(ctx, i, slot, made) : 0;
 }
 
 /* On the caller: wait for item @i. Return: true when it was made. */
@@ -77,16 +84,40 @@ static bool relay__wait_made(struct relay *rl, size_t i)
 	return made;
 }
 
-/* On the caller: use what the worker makes, then end it. Return: 0 or the first error. */
-static int relay__drive(struct relay *rl, pthread_t worker)
+/* On the caller: the first items' part before make(), each handed to the worker at once. */
+static int relay__prepare_first(struct relay *rl)
 {
 	size_t i;
 	int err = 0;
 
+	for (i = 0; i < rl->n && i < rl->nslots && !err; i++) {
+		err = relay__prepare(rl->ops, rl->ctx, i, relay__slot(rl, i), &rl->nmade);
+		pthread_mutex_lock(&rl->lock);
+		if (!err)
+			rl->nprepared = i + 1;
+		rl->stop = err != 0;
+		pthread_cond_signal(&rl->used);
+		pthread_mutex_unlock(&rl->lock);
+	}
+	return err;
+}
+
+/* On the caller: use what the worker makes, then end it. Return: 0 or the first error. */
+static int relay__drive(struct relay *rl, pthread_t worker)
+{
+	size_t i;
+	int err = relay__prepare_first(rl);
+
 	for (i = 0; i < rl->n && !err && relay__wait_made(rl, i); i++) {
 		err = rl->ops->use(rl->ctx, i, relay__slot(rl, i));
+		/* The slot is the caller's until nused moves past it: the next item's part first. */
+		if (!err && i + rl->nslots < rl->n)
+			err = relay__prepare(rl->ops, rl->ctx, i + rl->nslots, relay__slot(rl, i),
+					     &rl->nmade);
 		pthread_mutex_lock(&rl->lock);
 		rl->nused = i + 1;
+		if (!err && i + rl->nslots < rl->n)
+			rl->nprepared = i + rl->nslots + 1;
 		rl->stop = err != 0;
 		pthread_cond_signal(&rl->used);
 		pthread_mutex_unlock(&rl->lock);
@@ -104,7 +135,9 @@ static int relay__one_thread(size_t n, void *slots, const struct relay_ops *ops,
 	int err = 0;
 
 	for (i = 0; i < n && !err; i++) {
-		err = ops->make(ctx, i, slots);
+		err = relay__prepare(ops, ctx, i, slots, &i); /* every item before is made */
+		if (!err)
+			err = ops->make(ctx, i, slots);
 		if (!err)
 			err = ops->use(ctx, i, slots);
 	}

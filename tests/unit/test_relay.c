@@ -17,14 +17,16 @@
 #define ITEMS 1000
 
 struct item {
-	size_t *sq; /* i * i, allocated by make */
+	size_t *sq;      /* i * i, allocated by make */
+	size_t prepared; /* i + 1, set by prepare */
 };
 
 struct run {
 	size_t used[ITEMS]; /* indexes in the order they were used */
-	size_t nused, nmade, ndropped;
-	size_t fail_make, fail_use; /* the item whose make or use fails; ITEMS: none */
-	bool bad_slot, other_thread;
+	size_t nused, nmade, ndropped, nprepared;
+	size_t fail_make, fail_use, fail_prepare; /* the item whose step fails; ITEMS: none */
+	size_t ahead; /* items prepared while the worker was busy before them */
+	bool bad_slot, other_thread, prepared_elsewhere, bad_wait;
 	pthread_t caller;
 };
 
@@ -35,6 +37,8 @@ static int make(void *ctx, size_t i, void *slot)
 
 	if (!pthread_equal(pthread_self(), r->caller))
 		r->other_thread = true;
+	if (it->prepared != i + 1)
+		r->bad_slot = true;
 	if (i == r->fail_make)
 		return -EIO;
 	it->sq = malloc(sizeof(*it->sq));
@@ -57,6 +61,26 @@ static int use(void *ctx, size_t i, void *slot)
 	return i == r->fail_use ? -EPIPE : 0;
 }
 
+static int prepare(void *ctx, size_t i, void *slot, const size_t *made)
+{
+	struct run *r = ctx;
+	struct item *it = slot;
+	bool waiting = relay__waiting(made, i);
+
+	if (!pthread_equal(pthread_self(), r->caller))
+		r->prepared_elsewhere = true;
+	/* Item 0 waits for nothing; an item the worker waits for has all before it made. */
+	if ((i == 0 && !waiting) || (waiting && __atomic_load_n(&r->nmade, __ATOMIC_RELAXED) < i))
+		r->bad_wait = true;
+	if (!waiting)
+		r->ahead++;
+	if (i == r->fail_prepare)
+		return -EXDEV;
+	it->prepared = i + 1;
+	r->nprepared++;
+	return 0;
+}
+
 static void drop(void *ctx, void *slot)
 {
 	struct run *r = ctx;
@@ -65,16 +89,21 @@ static void drop(void *ctx, void *slot)
 	r->ndropped++;
 }
 
-static const struct relay_ops ops = { .make = make, .use = use, .drop = drop };
+static const struct relay_ops ops = { .prepare = prepare, .make = make, .use = use, .drop = drop };
 
 /* Runs ITEMS items through 3 slots. Return: relay__run()'s answer. */
-static int run_items(struct run *r, size_t fail_make, size_t fail_use)
+static int run_items_p(struct run *r, size_t fail_make, size_t fail_use, size_t fail_prepare)
 {
 	struct item slots[3] = { 0 };
 
 	*r = (struct run){ .fail_make = fail_make, .fail_use = fail_use,
-			   .caller = pthread_self() };
+			   .fail_prepare = fail_prepare, .caller = pthread_self() };
 	return relay__run(ITEMS, slots, sizeof(slots[0]), 3, &ops, r);
+}
+
+static int run_items(struct run *r, size_t fail_make, size_t fail_use)
+{
+	return run_items_p(r, fail_make, fail_use, ITEMS);
 }
 
 static bool in_order(const struct run *r)
@@ -105,6 +134,29 @@ static void test_all_in_order(bool threads)
 	CHECK(in_order(&r));
 	CHECK(!r.bad_slot);
 	CHECK(r.other_thread == threads);
+	CHECK_EQ_U64(r.nprepared, ITEMS);
+	CHECK(!r.prepared_elsewhere);
+	CHECK(!r.bad_wait);
+	if (!threads)
+		CHECK_EQ_U64(r.ahead, 0); /* alone, the worker's turn is always now */
+}
+
+/*
+ * Item 400 cannot be prepared: alone, right before its make, so 0-399 are
+ * used; on two threads, right after the use of item 397 (three slots ahead),
+ * so 0-397 are used, and what was made after is dropped.
+ */
+static void test_prepare_fails(bool threads)
+{
+	struct run r;
+
+	CHECK_EQ_U64(run_items_p(&r, ITEMS, ITEMS, 400), (uint64_t)-EXDEV);
+	CHECK_EQ_U64(r.nprepared, 400);
+	CHECK_EQ_U64(r.nused, threads ? 398 : 400);
+	CHECK_EQ_U64(r.nmade, r.nused + r.ndropped);
+	CHECK(in_order(&r));
+	CHECK(!r.bad_slot);
+	CHECK(!r.prepared_elsewhere);
 }
 
 static void test_make_fails(void)
@@ -139,9 +191,11 @@ int main(void)
 	test_all_in_order(threads);
 	test_make_fails();
 	test_use_fails();
+	test_prepare_fails(threads);
 	setenv(RELAY_ENV_ONE_THREAD, "1", 1);
 	test_all_in_order(false);
 	test_make_fails();
 	test_use_fails();
+	test_prepare_fails(false);
 	return CHECK_DONE();
 }
