@@ -13,6 +13,7 @@
 #include "lib/stack/store.h"
 #include "lib/sym/event_frames.h"
 #include "lib/util/arena.h"
+#include "lib/util/grow.h"
 #include "lib/util/htab.h"
 #include "lib/util/log.h"
 #include "lib/util/relay.h"
@@ -27,8 +28,8 @@
  * event, which the registry keeps after the process exits only until the
  * stacks are settled (raw_stacks__settle()): a settled entry holds where
  * its user frames were (struct proc_loc each) in its data, and needs the
- * registry no more. Until then each process's undecoded entries with user frames
- * are listed under its pid, so settling one costs only its own entries.
+ * registry no more. Until then each process's undecoded entries are listed
+ * under its pid, so settling one costs only its own entries.
  */
 struct raw_pending {
 	struct stack_entry *e;
@@ -49,6 +50,10 @@ struct raw_stacks {
 	uint64_t total;
 	struct htab pids; /* pid -> struct raw_pid: its entries not decoded yet */
 	uint64_t settled; /* entries resolved early, their process gone */
+	uint64_t folded;  /* settled entries merged into an earlier one (raw__fold()) */
+	size_t unfolded;  /* entries settled since the last fold */
+	bool fold;        /* the report does not split by process: settled entries fold */
+	bool fold_addrs;  /* ... and shows addresses: the run-time addresses must agree too */
 	struct raw_key *key; /* raw_stacks__merge()'s scratch, key_cap bytes */
 	size_t key_cap;
 };
@@ -161,7 +166,8 @@ int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const ui
 	/* New: its first events' count is all it has. */
 	if (!e || (e->count == count && raw__push_ts(rs, ev->ts)))
 		return -ENOMEM;
-	if (e->count == count && ev->udepth && raw__pend(rs, (int)ev->pid, e, ev->ts))
+	/* Kernel-only entries too: settled with their process, they can fold (raw__fold()). */
+	if (e->count == count && raw__pend(rs, (int)ev->pid, e, ev->ts))
 		return -ENOMEM;
 	rs->total += count;
 	return 0;
@@ -186,6 +192,7 @@ static int raw__settle_one(struct raw_stacks *rs, const struct raw_pending *pe)
 			     locs);
 	pe->e->data = locs;
 	rs->settled++;
+	rs->unfolded++;
 	return 0;
 }
 
@@ -207,6 +214,187 @@ int raw_stacks__settle(struct raw_stacks *rs, int pid)
 	return 0;
 }
 
+/*
+ * Folding settled stacks. A process gone and settled keeps its entries (its
+ * pid, addresses, and where each user frame was) until the report, which,
+ * when it is not split by process, merges them with every other process's
+ * entries whose frames read the same. Under a storm of short processes,
+ * nearly each one a process of its own, those entries are what grows. So
+ * settled entries whose frames will read the same for certain merge early:
+ * the same comm, flags, end of walk and kernel addresses, and for each user
+ * frame the same mapped path and file model (both one pointer a thing for
+ * the registry's life), offset and walker marks (with REPORT_ADDRS, the
+ * whole run-time address). Names are a function of these alone, except
+ * code outside any file, named by its own process's perf map: an entry
+ * with such a frame stays apart. An entry merges into the earliest of its
+ * kind, the one the report would meet first and keep (its place, process
+ * and addresses), so the report reads the same byte for byte. The store
+ * frees entries only all at once (an arena), so a fold builds a new store:
+ * once a quarter of the entries, and at least RAW_FOLD_MIN, were settled
+ * since the last one, which keeps its cost linear in the entries settled.
+ */
+#define RAW_FOLD_MIN 1024
+
+struct raw_fold_frame {
+	const char *path;             /* interned by the registry */
+	const struct elf_file *file;  /* the registry's file model, or NULL */
+	uint64_t file_off;
+	uint64_t ip;                  /* the walker's marks, or the whole address */
+	uint8_t file_backed, why, pad[6];
+};
+
+struct raw_fold_key {
+	__u16 kd, ud, flags, ustop;
+	char comm[ST_COMM_LEN];
+	uint64_t w[]; /* kd kernel addresses, then ud struct raw_fold_frame */
+};
+
+struct raw_fold {
+	struct stack_store *store;  /* the new store */
+	struct stack_store *kinds;  /* fold key -> its entry in the new store (data) */
+	struct stack_entry **to;    /* per old entry: the new entry it went into */
+	uint64_t *ts;               /* the new store's first-event times */
+	size_t nts;
+	void *key;                  /* fold key scratch, key_cap bytes */
+	size_t key_cap;
+};
+
+void raw_stacks__fold_for(struct raw_stacks *rs, unsigned report_flags)
+{
+	rs->fold = !(report_flags & REPORT_BY_PID);
+	rs->fold_addrs = report_flags & REPORT_ADDRS;
+}
+
+/* The fold key of settled @e, in @f's scratch (*len bytes); NULL: @e stays apart, or *err. */
+static const struct raw_fold_key *raw__fold_key(const struct raw_stacks *rs, struct raw_fold *f,
+						 const struct stack_entry *e, size_t *len, int *err)
+{
+	const struct raw_key *k = (const struct raw_key *)e->key;
+	const struct proc_loc *locs = e->data;
+	struct raw_fold_frame *fr;
+	struct raw_fold_key *fk;
+	size_t i;
+
+	for (i = 0; i < k->ud; i++)
+		if (locs[i].path && !locs[i].file_backed)
+			return NULL; /* named by its own process's perf map */
+	*len = sizeof(*fk) + k->kd * sizeof(fk->w[0]) + k->ud * sizeof(*fr);
+	if (array_reserve(&f->key, &f->key_cap, *len, 1)) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	fk = f->key;
+	*fk = (struct raw_fold_key){ .kd = k->kd, .ud = k->ud, .flags = k->flags,
+				     .ustop = k->ustop };
+	memcpy(fk->comm, k->comm, ST_COMM_LEN);
+	memcpy(fk->w, k->ips, k->kd * sizeof(fk->w[0]));
+	fr = (struct raw_fold_frame *)(fk->w + k->kd);
+	for (i = 0; i < k->ud; i++) {
+		uint64_t ip = k->ips[k->kd + i];
+
+		fr[i] = (struct raw_fold_frame){
+			.path = locs[i].path, .file = locs[i].file, .file_off = locs[i].file_off,
+			.ip = rs->fold_addrs ? ip : ip & ST_FRAME_MARKS,
+			.file_backed = locs[i].file_backed, .why = locs[i].why,
+		};
+	}
+	return fk;
+}
+
+/* Old entry @e (first event at @ts) into @f's new store, merged into the earliest of its kind. */
+static int raw__fold_one(const struct raw_stacks *rs, struct raw_fold *f, struct stack_entry *e,
+			 uint64_t ts, struct stack_entry **to)
+{
+	const struct raw_fold_key *fk = NULL;
+	struct stack_entry *kind = NULL, *ne;
+	size_t len;
+	int err = 0;
+
+	if (rs->fold && e->data)
+		fk = raw__fold_key(rs, f, e, &len, &err);
+	if (fk && !(kind = stack_store__merge(f->kinds, fk, len, 1, 0)))
+		err = -ENOMEM;
+	if (err)
+		return err;
+	if (kind && kind->data) {
+		ne = kind->data;
+		ne->count += e->count;
+		ne->weight += e->weight;
+		*to = ne;
+		return 0;
+	}
+	ne = stack_store__merge(f->store, e->key, e->len, e->count, e->weight);
+	if (!ne)
+		return -ENOMEM;
+	ne->data = e->data;
+	f->ts[f->nts++] = ts;
+	if (kind)
+		kind->data = ne;
+	*to = ne;
+	return 0;
+}
+
+/* A pending list's entries: where the fold put them (the old entry's data, for now). */
+static void raw_pid__moved(struct hnode *n, void *ctx)
+{
+	struct raw_pid *p = (struct raw_pid *)n;
+	size_t i;
+
+	(void)ctx;
+	for (i = 0; i < p->n; i++)
+		p->v[i].e = p->v[i].e->data;
+}
+
+/* The fold of @v (the old store's @n entries) into @f done: @f's store replaces the old one. */
+static void raw__fold_commit(struct raw_stacks *rs, struct raw_fold *f, struct stack_entry **v,
+			     size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i]->data && f->to[i]->data != v[i]->data) {
+			free(v[i]->data); /* merged: the earlier entry's places stand for it */
+			rs->folded++;
+		}
+		v[i]->data = f->to[i];
+	}
+	htab__each(&rs->pids, raw_pid__moved, NULL);
+	stack_store__free(rs->store);
+	rs->store = f->store;
+	free(rs->ts);
+	rs->ts = f->ts;
+	rs->nts = f->nts;
+	rs->cap = n;
+	rs->unfolded = 0;
+	f->store = NULL;
+	f->ts = NULL;
+}
+
+int raw_stacks__fold(struct raw_stacks *rs)
+{
+	struct stack_entry **v = stack_store__entries(rs->store);
+	size_t i, n = stack_store__len(rs->store);
+	struct raw_fold f = { .store = stack_store__new(), .kinds = stack_store__new() };
+	int err;
+
+	if (!n)
+		return 0;
+	f.to = calloc(n, sizeof(*f.to));
+	f.ts = calloc(n, sizeof(*f.ts));
+	err = v && f.store && f.kinds && f.to && f.ts ? 0 : -ENOMEM;
+	for (i = 0; i < n && !err; i++)
+		err = raw__fold_one(rs, &f, v[i], rs->ts[i], &f.to[i]);
+	if (!err)
+		raw__fold_commit(rs, &f, v, n);
+	stack_store__free(f.store); /* on failure: the old store stands as it was */
+	stack_store__free(f.kinds);
+	free(f.ts);
+	free(f.to);
+	free(f.key);
+	free(v);
+	return err;
+}
+
 int raw_stacks__settle_gone(struct raw_stacks *rs, struct agg_reader *agg, agg_fn fn, void *ctx,
 			    const int *pids, size_t n, const char *tool)
 {
@@ -217,12 +405,20 @@ int raw_stacks__settle_gone(struct raw_stacks *rs, struct agg_reader *agg, agg_f
 		st_err("%s: reading the in-kernel counts: %s", tool, strerror(-err));
 	for (i = 0; i < n && !err; i++)
 		err = raw_stacks__settle(rs, pids[i]);
+	if (!err && rs->fold && rs->unfolded >= RAW_FOLD_MIN &&
+	    rs->unfolded >= stack_store__len(rs->store) / 4)
+		err = raw_stacks__fold(rs);
 	return err;
 }
 
 uint64_t raw_stacks__settled(const struct raw_stacks *rs)
 {
 	return rs->settled;
+}
+
+uint64_t raw_stacks__folded(const struct raw_stacks *rs)
+{
+	return rs->folded;
 }
 
 /*
@@ -412,9 +608,15 @@ int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct rep
 	symbolizer__remember(sym, false);
 	free(v);
 	st_info("raw stacks: %zu distinct stacks decoded and named in %.1f ms (%llu of them resolved "
-		"early, their process gone); resident memory %ld -> %ld KiB", n, raw__ms() - t0,
-		(unsigned long long)rs->settled, rss0, raw__rss_kib());
+		"early, their process gone; %llu more folded into those); resident memory %ld -> "
+		"%ld KiB", n, raw__ms() - t0, (unsigned long long)(rs->settled - rs->folded),
+		(unsigned long long)rs->folded, rss0, raw__rss_kib());
 	return err;
+}
+
+size_t raw_stacks__len(const struct raw_stacks *rs)
+{
+	return stack_store__len(rs->store);
 }
 
 uint64_t raw_stacks__total(const struct raw_stacks *rs)
@@ -451,6 +653,8 @@ void raw_stacks__clear(struct raw_stacks *rs)
 	rs->nts = 0;
 	rs->total = 0;
 	rs->settled = 0;
+	rs->folded = 0;
+	rs->unfolded = 0;
 }
 
 void raw_stacks__free(struct raw_stacks *rs)

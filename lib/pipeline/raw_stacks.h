@@ -12,6 +12,7 @@
 #define ST_RAW_STACKS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bpf/record.h"
@@ -76,8 +77,36 @@ int raw_stacks__settle(struct raw_stacks *rs, int pid);
 int raw_stacks__settle_gone(struct raw_stacks *rs, struct agg_reader *agg, agg_fn fn, void *ctx,
 			    const int *pids, size_t n, const char *tool);
 
+/**
+ * raw_stacks__fold_for() - let settled stacks of gone processes merge when
+ * a report made with @report_flags (REPORT_*) could not tell them apart:
+ * not split by process (no REPORT_BY_PID); with REPORT_ADDRS only where the
+ * addresses agree too. Off until called. raw_stacks__settle_gone() folds
+ * every so often.
+ */
+void raw_stacks__fold_for(struct raw_stacks *rs, unsigned report_flags);
+
+/**
+ * raw_stacks__fold() - merge now each settled stack into the earliest
+ * settled stack whose frames will read the same in the report (the same
+ * comm, flags, kernel addresses and, per user frame, the same file, offset
+ * and walker marks; never code outside a file, which each process's perf
+ * map names): the report is the same, the entries of a storm of short
+ * processes are not kept one per process. Nothing merges unless
+ * raw_stacks__fold_for() allowed it.
+ *
+ * Return: 0 or -ENOMEM (nothing changed).
+ */
+int raw_stacks__fold(struct raw_stacks *rs);
+
 /** raw_stacks__settled() - Return: stacks resolved early by raw_stacks__settle(). */
 uint64_t raw_stacks__settled(const struct raw_stacks *rs);
+
+/** raw_stacks__folded() - Return: settled stacks merged into another by raw_stacks__fold(). */
+uint64_t raw_stacks__folded(const struct raw_stacks *rs);
+
+/** raw_stacks__len() - Return: the distinct stacks held now. */
+size_t raw_stacks__len(const struct raw_stacks *rs);
 
 /** raw_stacks__total() - events added since the last clear. */
 uint64_t raw_stacks__total(const struct raw_stacks *rs);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Reading the in-kernel aggregation maps: counts grown since the last read. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +28,15 @@
 #define AGG_BATCH 256
 
 /* A stored stack deleted from its map, and its hash. */
+/*
+ * A stack deleted from the map, kept a read long: only its event and the
+ * frames it has (agg__kept_new()). Whole, each was 1 KiB, and the arrays
+ * kept the size of the largest read's deletions (10 MB after a burst of
+ * exits) for the rest of the run.
+ */
 struct agg_kept {
 	uint64_t hash;
-	struct st_agg_stack stack;
+	struct st_agg_stack *stack;
 };
 
 struct agg_reader {
@@ -190,6 +197,25 @@ static int agg__delta(struct agg_reader *ar, const struct st_agg_key *k,
 	return 0;
 }
 
+/* The bytes of @st that matter: its event and its kdepth + udepth frames (at most all). */
+static size_t agg__kept_size(const struct st_agg_stack *st)
+{
+	size_t n = (size_t)st->ev.kdepth + st->ev.udepth;
+
+	return offsetof(struct st_agg_stack, ips) +
+	       (n < ST_AGG_FRAMES ? n : ST_AGG_FRAMES) * sizeof(st->ips[0]);
+}
+
+/* A copy of @st's bytes that matter. Return: it (malloc'ed), or NULL. */
+static struct st_agg_stack *agg__kept_new(const struct st_agg_stack *st)
+{
+	struct st_agg_stack *k = malloc(agg__kept_size(st));
+
+	if (k)
+		memcpy(k, st, agg__kept_size(st));
+	return k;
+}
+
 /*
  * The stored stack @hash into ar->stack: from its map, else from those the
  * last read deleted (agg__drop_stacks()), put back into the map for the
@@ -204,7 +230,8 @@ static bool agg__stack_of(struct agg_reader *ar, uint64_t hash)
 	for (i = 0; i < ar->nkept; i++) {
 		if (ar->kept[i].hash != hash)
 			continue;
-		ar->stack = ar->kept[i].stack;
+		memset(&ar->stack, 0, sizeof(ar->stack));
+		memcpy(&ar->stack, ar->kept[i].stack, agg__kept_size(ar->kept[i].stack));
 		bpf_map_update_elem(ar->stacks_fd, &hash, &ar->stack, BPF_NOEXIST);
 		ar->stacks_restored++;
 		return true;
@@ -284,6 +311,7 @@ static int agg__cmp_hash(const void *a, const void *b)
  */
 static void agg__drop_stacks(struct agg_reader *ar)
 {
+	struct st_agg_stack stack;
 	struct agg_kept *k;
 	size_t i;
 
@@ -298,11 +326,26 @@ static void agg__drop_stacks(struct agg_reader *ar)
 			return; /* kept for a later read to delete */
 		k = &ar->dropping[ar->ndropping];
 		k->hash = h;
-		if (bpf_map_lookup_and_delete_elem(ar->stacks_fd, &h, &k->stack))
+		if (bpf_map_lookup_and_delete_elem(ar->stacks_fd, &h, &stack))
 			continue;
+		k->stack = agg__kept_new(&stack);
+		if (!k->stack) {
+			/* Back in the map, for a later read to delete. */
+			bpf_map_update_elem(ar->stacks_fd, &h, &stack, BPF_NOEXIST);
+			return;
+		}
 		ar->ndropping++;
 		ar->stacks_deleted++;
 	}
+}
+
+/* Frees the stacks of @n kept @v. */
+static void agg__kept_free(struct agg_kept *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].stack);
 }
 
 /* At a read's end: the stacks it deleted are kept until the next one's end, the last ones go. */
@@ -311,6 +354,7 @@ static void agg__keep_dropped(struct agg_reader *ar)
 	struct agg_kept *t = ar->kept;
 	size_t cap = ar->kept_cap;
 
+	agg__kept_free(ar->kept, ar->nkept);
 	ar->kept = ar->dropping;
 	ar->kept_cap = ar->dropping_cap;
 	ar->nkept = ar->ndropping;
@@ -575,6 +619,8 @@ void agg_reader__free(struct agg_reader *ar)
 	stack_store__free(ar->seen);
 	free(ar->gone);
 	free(ar->live);
+	agg__kept_free(ar->kept, ar->nkept);
+	agg__kept_free(ar->dropping, ar->ndropping);
 	free(ar->kept);
 	free(ar->dropping);
 	free(ar);

@@ -169,6 +169,12 @@ static void count_interval_header(struct count *c, char *stamp, size_t len)
 	fprintf(c->out, "%s%s\n", c->run.common.format == OUT_FMT_FOLDED ? "" : "\n", stamp);
 }
 
+/* How the report tells stacks apart: the raw stacks fold by it too (raw_stacks__fold_for()). */
+static unsigned count_report_flags(const struct count *c)
+{
+	return (c->per_pid ? REPORT_BY_PID : 0) | st_common_opts__report_flags(&c->run.common);
+}
+
 static void count_print(void *ctx)
 {
 	struct count *c = ctx;
@@ -188,7 +194,7 @@ static void count_print(void *ctx)
 	struct tool_report tr = {
 		.tool = "count", .raw = c->raw, .agg = c->run.agg_reader, .on_agg = count_on_agg,
 		.ctx = c, .sym = c->run.st.sym, .info = &info, .oo = &oo,
-		.report_flags = (c->per_pid ? REPORT_BY_PID : 0) | st_common_opts__report_flags(co),
+		.report_flags = count_report_flags(c),
 		.out = c->out, .output = co->output, .format = co->format,
 	};
 	char stamp[16], prefix[24];
@@ -229,6 +235,7 @@ static int count_run(struct count *c)
 	c->raw = raw_stacks__new(c->run.st.sym);
 	if (!c->raw)
 		return 1;
+	raw_stacks__fold_for(c->raw, count_report_flags(c));
 	err = session__run(c->run.st.session);
 	/* The kernel's counts stop where the records did (the session's stop). */
 	events_run__detach(&c->run);

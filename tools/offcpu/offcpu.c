@@ -270,6 +270,8 @@ static int offcpu_run(struct offcpu *o)
 		err = st_run__start(&o->run, o->skel ? o->skel->obj : NULL, &o->common, &so);
 	if (!err && !(o->raw = raw_stacks__new(o->run.sym)))
 		err = -ENOMEM;
+	if (!err)
+		raw_stacks__fold_for(o->raw, st_common_opts__report_flags(&o->common));
 	if (!err && st_run_aggregates() && !(o->agg = agg_reader__new(o->skel->obj, o->run.session)))
 		err = -errno;
 	if (err)

@@ -211,6 +211,12 @@ static void profile_on_gone(void *ctx, const int *pids, size_t n)
 		p->err = raw_stacks__settle_gone(p->raw, p->agg, profile_on_agg, p, pids, n, "profile");
 }
 
+/* How the report tells stacks apart: the raw stacks fold by it too (raw_stacks__fold_for()). */
+static unsigned profile_report_flags(const struct profile *p)
+{
+	return (p->per_pid ? REPORT_BY_PID : 0) | st_common_opts__report_flags(&p->common);
+}
+
 static void profile_print(struct profile *p)
 {
 	struct report_info info = {
@@ -227,8 +233,7 @@ static void profile_print(struct profile *p)
 	struct tool_report tr = {
 		.tool = "profile", .raw = p->raw, .agg = p->agg, .on_agg = profile_on_agg, .ctx = p,
 		.sym = p->run.sym, .info = &info, .oo = &oo,
-		.report_flags = (p->per_pid ? REPORT_BY_PID : 0) |
-				st_common_opts__report_flags(&p->common),
+		.report_flags = profile_report_flags(p),
 		.out = p->out, .output = p->common.output, .format = p->common.format,
 	};
 	int err = tool_report__print(&tr);
@@ -270,6 +275,8 @@ static int profile_run(struct profile *p)
 		err = st_run__start(&p->run, p->skel ? p->skel->obj : NULL, &p->common, &so);
 	if (!err && !(p->raw = raw_stacks__new(p->run.sym)))
 		err = -ENOMEM;
+	if (!err)
+		raw_stacks__fold_for(p->raw, profile_report_flags(p));
 	if (!err && st_run_aggregates() && !(p->agg = agg_reader__new(p->skel->obj, p->run.session)))
 		err = -errno;
 	if (!err && !st_run_replaying())
