@@ -1,8 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The recording reader: a checked header, then entries chunk by chunk. */
+/*
+ * The recording reader: a checked header, then entries chunk by chunk.
+ *
+ * Chunks are read, checked and decompressed one ahead of the entries
+ * returned, on a second thread when there is one (lib/util/fill_ahead.h):
+ * reader__fill() owns the input side (fd, offset, zstd context, the next
+ * chunk's number), rec_reader__next() the chunk it returns entries from.
+ * Damage found while filling is logged only when the caller reaches it,
+ * so what is logged, and when, is what one thread reading in turn logs.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +23,18 @@
 #include <zstd.h>
 
 #include "lib/record/reader.h"
+#include "lib/util/fill_ahead.h"
 #include "lib/util/log.h"
+
+/* One chunk, read and decompressed, or why it could not be. */
+struct rec_chunk {
+	uint8_t *raw;
+	size_t raw_cap, raw_len;
+	uint64_t end_off; /* input consumed once it was read */
+	uint32_t seq;
+	int ret;          /* 1 a chunk, 0 the clean end, or the error */
+	char why[200];    /* the damage, when ret is -EBADMSG */
+};
 
 struct rec_reader {
 	char *name;
@@ -21,16 +42,30 @@ struct rec_reader {
 	const uint8_t *mem;
 	uint64_t size, off;      /* the whole input, and how much was consumed */
 	struct rec_header hdr;
+	/* The filler's: */
 	ZSTD_DCtx *dctx;
-	uint8_t *comp, *raw;
-	size_t comp_cap, raw_cap;
-	size_t raw_len, raw_off; /* the current chunk, and the next entry in it */
-	uint64_t chunk_at;       /* file offset of the current chunk */
+	uint8_t *comp;
+	size_t comp_cap;
+	uint64_t chunk_at;       /* file offset of the chunk being read */
 	uint32_t seq;            /* the next chunk's expected number */
+	/* The caller's: */
+	struct fill_ahead *ahead; /* started by the first rec_reader__next() */
+	struct rec_chunk chunks[2];
+	struct rec_chunk *cur;   /* the chunk entries come from, or NULL */
+	size_t raw_off;          /* the next entry in it */
+	uint64_t consumed;       /* input consumed up to the end of cur */
 	int err;                 /* sticky: damage or a read error */
+	bool ended;              /* the clean end was met */
 };
 
 /* One line for damage: where it is and what is wrong, then what the caller gets. */
+static int reader__log_damage(struct rec_reader *r, const char *why)
+{
+	st_err("%s: %s: only what comes before it is used", r->name, why);
+	r->err = -EBADMSG;
+	return r->err;
+}
+
 static int reader__damage(struct rec_reader *r, const char *fmt, ...)
 {
 	char why[200];
@@ -39,9 +74,18 @@ static int reader__damage(struct rec_reader *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	st_err("%s: %s: only what comes before it is used", r->name, why);
-	r->err = -EBADMSG;
-	return r->err;
+	return reader__log_damage(r, why);
+}
+
+/* On the filler: damage in chunk @c, said when the caller reaches it. */
+static int chunk__damage(struct rec_chunk *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+	return -EBADMSG;
 }
 
 /* Reads exactly @len bytes. Return: @len, fewer at the end of the input, or -errno. */
@@ -215,48 +259,49 @@ static int reader__grow(uint8_t **buf, size_t *cap, size_t need)
 }
 
 /* Checks a chunk header against everything it can be checked against before allocating. */
-static int reader__check_chunk(struct rec_reader *r, const struct rec_chunk_hdr *ch)
+static int reader__check_chunk(struct rec_reader *r, struct rec_chunk *c,
+			       const struct rec_chunk_hdr *ch)
 {
 	if (ch->magic != REC_CHUNK_MAGIC ||
 	    crc32(0, (const Bytef *)ch, offsetof(struct rec_chunk_hdr, crc)) != ch->crc)
-		return reader__damage(r, "chunk %u at byte %llu damaged (bad chunk header)", r->seq,
+		return chunk__damage(c, "chunk %u at byte %llu damaged (bad chunk header)", r->seq,
 				      (unsigned long long)r->chunk_at);
 	if (ch->seq != r->seq)
-		return reader__damage(r, "chunk %u at byte %llu is numbered %u (chunks lost)",
+		return chunk__damage(c, "chunk %u at byte %llu is numbered %u (chunks lost)",
 				      r->seq, (unsigned long long)r->chunk_at, ch->seq);
 	if (!ch->raw_len || ch->raw_len > REC_CHUNK_MAX || !ch->comp_len ||
 	    ch->comp_len > ZSTD_compressBound(ch->raw_len))
-		return reader__damage(r, "chunk %u at byte %llu damaged (sizes %u/%u)", r->seq,
+		return chunk__damage(c, "chunk %u at byte %llu damaged (sizes %u/%u)", r->seq,
 				      (unsigned long long)r->chunk_at, ch->comp_len, ch->raw_len);
 	if (ch->comp_len > r->size - r->off)
-		return reader__damage(r, "cut short at byte %llu, in chunk %u",
+		return chunk__damage(c, "cut short at byte %llu, in chunk %u",
 				      (unsigned long long)r->size, r->seq);
 	return 0;
 }
 
-static int reader__decompress(struct rec_reader *r, const struct rec_chunk_hdr *ch)
+static int reader__decompress(struct rec_reader *r, struct rec_chunk *c,
+			      const struct rec_chunk_hdr *ch)
 {
 	unsigned long long content;
 	size_t n;
 
 	content = ZSTD_getFrameContentSize(r->comp, ch->comp_len);
 	if (content != ch->raw_len)
-		return reader__damage(r, "chunk %u at byte %llu damaged (not the frame written)",
-				      r->seq, (unsigned long long)r->chunk_at);
-	if (reader__grow(&r->raw, &r->raw_cap, ch->raw_len))
-		return r->err = -ENOMEM;
-	n = ZSTD_decompressDCtx(r->dctx, r->raw, ch->raw_len, r->comp, ch->comp_len);
+		return chunk__damage(c, "chunk %u at byte %llu damaged (not the frame written)",
+				     r->seq, (unsigned long long)r->chunk_at);
+	if (reader__grow(&c->raw, &c->raw_cap, ch->raw_len))
+		return -ENOMEM;
+	n = ZSTD_decompressDCtx(r->dctx, c->raw, ch->raw_len, r->comp, ch->comp_len);
 	if (ZSTD_isError(n) || n != ch->raw_len)
-		return reader__damage(r, "chunk %u at byte %llu damaged (%s)", r->seq,
-				      (unsigned long long)r->chunk_at,
-				      ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short");
-	r->raw_len = n;
-	r->raw_off = 0;
+		return chunk__damage(c, "chunk %u at byte %llu damaged (%s)", r->seq,
+				     (unsigned long long)r->chunk_at,
+				     ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short");
+	c->raw_len = n;
 	return 0;
 }
 
-/* Return: 1 with the next chunk loaded, 0 at the clean end, or the error. */
-static int reader__chunk(struct rec_reader *r)
+/* On the filler: read the next chunk into @c. Return: 1, 0 at the clean end, or the error. */
+static int reader__chunk(struct rec_reader *r, struct rec_chunk *c)
 {
 	struct rec_chunk_hdr ch;
 	ssize_t n;
@@ -264,29 +309,60 @@ static int reader__chunk(struct rec_reader *r)
 
 	r->chunk_at = r->off;
 	n = reader__read(r, &ch, sizeof(ch));
-	if (n == 0)
-		return 0;
-	if (n < 0)
-		return r->err = n;
+	if (n <= 0)
+		return n;
 	if (n < (ssize_t)sizeof(ch))
-		return reader__damage(r, "cut short at byte %llu, in chunk %u's header",
-				      (unsigned long long)r->off, r->seq);
-	err = reader__check_chunk(r, &ch);
+		return chunk__damage(c, "cut short at byte %llu, in chunk %u's header",
+				     (unsigned long long)r->off, r->seq);
+	err = reader__check_chunk(r, c, &ch);
 	if (err)
 		return err;
 	if (reader__grow(&r->comp, &r->comp_cap, ch.comp_len))
-		return r->err = -ENOMEM;
+		return -ENOMEM;
 	n = reader__read(r, r->comp, ch.comp_len);
 	if (n < 0)
-		return r->err = n;
+		return n;
 	if (n < ch.comp_len)
-		return reader__damage(r, "cut short at byte %llu, in chunk %u",
-				      (unsigned long long)r->off, r->seq);
-	err = reader__decompress(r, &ch);
+		return chunk__damage(c, "cut short at byte %llu, in chunk %u",
+				     (unsigned long long)r->off, r->seq);
+	err = reader__decompress(r, c, &ch);
 	if (err)
 		return err;
-	r->seq++;
+	c->seq = r->seq++;
 	return 1;
+}
+
+/* fill_ahead_fn: the next chunk, or the end or damage the caller meets there. */
+static int reader__fill(void *ctx, void *slot)
+{
+	struct rec_reader *r = ctx;
+	struct rec_chunk *c = slot;
+
+	c->why[0] = 0;
+	c->ret = reader__chunk(r, c);
+	c->end_off = r->off;
+	return c->ret;
+}
+
+/* On the caller: move to the next chunk. Return: 1, 0 at the clean end, or the error. */
+static int reader__next_chunk(struct rec_reader *r)
+{
+	void *slots[2] = { &r->chunks[0], &r->chunks[1] };
+	int ret;
+
+	/* A pipe is read no further than asked: its writer may wait for us. */
+	if (!r->ahead &&
+	    !(r->ahead = fill_ahead__new(reader__fill, r, slots, r->size != UINT64_MAX)))
+		return r->err = -ENOMEM;
+	r->cur = fill_ahead__next(r->ahead, &ret);
+	r->raw_off = 0;
+	r->consumed = r->cur->end_off;
+	if (ret == -EBADMSG)
+		return reader__log_damage(r, r->cur->why);
+	if (ret < 0)
+		r->err = ret;
+	r->ended = !ret;
+	return ret;
 }
 
 int rec_reader__next(struct rec_reader *r, struct rec_entry *e)
@@ -295,31 +371,31 @@ int rec_reader__next(struct rec_reader *r, struct rec_entry *e)
 	size_t left, padded;
 	int ret;
 
-	if (r->err)
+	if (r->err || r->ended)
 		return r->err;
-	while (r->raw_off >= r->raw_len) {
-		ret = reader__chunk(r);
+	while (!r->cur || r->raw_off >= r->cur->raw_len) {
+		ret = reader__next_chunk(r);
 		if (ret <= 0)
 			return ret;
 	}
-	left = r->raw_len - r->raw_off;
+	left = r->cur->raw_len - r->raw_off;
 	if (left < sizeof(eh))
-		return reader__damage(r, "chunk %u damaged (entry header cut)", r->seq - 1);
-	memcpy(&eh, r->raw + r->raw_off, sizeof(eh));
+		return reader__damage(r, "chunk %u damaged (entry header cut)", r->cur->seq);
+	memcpy(&eh, r->cur->raw + r->raw_off, sizeof(eh));
 	padded = ((size_t)eh.len + 7) & ~(size_t)7;
 	if (eh.len > REC_ENTRY_MAX || padded > left - sizeof(eh))
 		return reader__damage(r, "chunk %u damaged (an entry of %u bytes runs past it)",
-				      r->seq - 1, eh.len);
+				      r->cur->seq, eh.len);
 	e->type = eh.type;
 	e->len = eh.len;
-	e->data = r->raw + r->raw_off + sizeof(eh);
+	e->data = r->cur->raw + r->raw_off + sizeof(eh);
 	r->raw_off += sizeof(eh) + padded;
 	return 1;
 }
 
 uint64_t rec_reader__offset(const struct rec_reader *r)
 {
-	return r->off;
+	return r->cur ? r->consumed : r->off;
 }
 
 uint64_t rec_reader__size(const struct rec_reader *r)
@@ -331,11 +407,13 @@ void rec_reader__free(struct rec_reader *r)
 {
 	if (!r)
 		return;
+	fill_ahead__free(r->ahead); /* first: the filler uses what follows */
 	if (r->fd >= 0)
 		close(r->fd);
 	ZSTD_freeDCtx(r->dctx);
 	free(r->comp);
-	free(r->raw);
+	free(r->chunks[0].raw);
+	free(r->chunks[1].raw);
 	free(r->name);
 	free(r);
 }

@@ -9,6 +9,7 @@
 #include "lib/report/report.h"
 #include "lib/stack/store.h"
 #include "lib/util/arena.h"
+#include "lib/util/sort_two.h"
 
 /*
  * The last interning of each string pointer, direct-mapped: a report's
@@ -320,7 +321,7 @@ static uintptr_t report__rank(const char *interned)
 	return (uintptr_t)e->data;
 }
 
-static int report__cmp_text(const void *pa, const void *pb)
+static int report__cmp_text(const void *pa, const void *pb, void *unused)
 {
 	const struct stack_entry *a = *(struct stack_entry *const *)pa;
 	const struct stack_entry *b = *(struct stack_entry *const *)pb;
@@ -338,7 +339,7 @@ static int report__rank_strings(struct report *r)
 		return 0; /* stacks of no frames */
 	if (!e)
 		return -ENOMEM;
-	qsort(e, n, sizeof(*e), report__cmp_text);
+	sort_two(e, n, sizeof(*e), report__cmp_text, NULL);
 	for (i = 0; i < n; i++)
 		e[i]->data = (void *)(uintptr_t)i;
 	free(e);
@@ -441,7 +442,7 @@ static int report__sort(struct report *r, struct stack_entry **e, size_t n)
 	for (i = 0; i < n; i++)
 		v[i] = (struct report_sort_item){ e[i]->count, e[i]->weight, (uint32_t)i,
 						  report__first_rank(e[i]->data, rank), e[i]->data };
-	qsort_r(v, n, sizeof(*v), report__cmp, rank);
+	sort_two(v, n, sizeof(*v), report__cmp, rank);
 	for (i = 0; i < n; i++)
 		r->sorted[i] = v[i].s;
 	free(rank);

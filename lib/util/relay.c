@@ -144,8 +144,7 @@ static int relay__one_thread(size_t n, void *slots, const struct relay_ops *ops,
 	return err;
 }
 
-/* Two CPUs to run on, and not told to use one? */
-static bool relay__two_threads(void)
+bool relay__two_threads(void)
 {
 	const char *one = getenv(RELAY_ENV_ONE_THREAD);
 	cpu_set_t set;
@@ -155,12 +154,24 @@ static bool relay__two_threads(void)
 	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) >= 2;
 }
 
+int relay__start_worker(pthread_t *worker, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int err;
+
+	/* Signals (Ctrl-C) stay the caller's: the worker starts with them blocked. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(worker, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -err;
+}
+
 int relay__run(size_t n, void *slots, size_t slot_size, size_t nslots,
 	       const struct relay_ops *ops, void *ctx)
 {
 	struct relay rl = { .ops = ops, .ctx = ctx, .slots = slots, .n = n,
 			    .slot_size = slot_size, .nslots = nslots };
-	sigset_t all, old;
 	pthread_t worker;
 	int err;
 
@@ -169,11 +180,7 @@ int relay__run(size_t n, void *slots, size_t slot_size, size_t nslots,
 	pthread_mutex_init(&rl.lock, NULL);
 	pthread_cond_init(&rl.made, NULL);
 	pthread_cond_init(&rl.used, NULL);
-	/* Signals (Ctrl-C) stay the caller's: the worker starts with them blocked. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&worker, NULL, relay__worker, &rl);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = relay__start_worker(&worker, relay__worker, &rl);
 	if (err)
 		err = relay__one_thread(n, slots, ops, ctx);
 	else

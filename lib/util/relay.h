@@ -13,6 +13,7 @@
 #ifndef ST_RELAY_H
 #define ST_RELAY_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -67,5 +68,20 @@ static inline bool relay__waiting(const size_t *made, size_t i)
  */
 int relay__run(size_t n, void *slots, size_t slot_size, size_t nslots,
 	       const struct relay_ops *ops, void *ctx);
+
+/**
+ * relay__two_threads() - Return: true when two CPUs are usable and
+ * RELAY_ENV_ONE_THREAD does not ask for one thread (also for other
+ * two-thread helpers, so one switch rules them all).
+ */
+bool relay__two_threads(void);
+
+/**
+ * relay__start_worker() - pthread_create() of @fn(@arg) with every signal
+ * blocked in the new thread, so Ctrl-C stays the caller's.
+ *
+ * Return: 0 or -errno.
+ */
+int relay__start_worker(pthread_t *worker, void *(*fn)(void *), void *arg);
 
 #endif
