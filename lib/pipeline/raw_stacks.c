@@ -20,6 +20,8 @@
 
 /* Stacks named per batch: large enough to share file visits, small enough to bound memory. */
 #define RAW_BATCH 4096
+/* Batches in flight: one added, one named, one for the worker to run ahead. */
+#define RAW_BATCH_SLOTS 3
 /* Stacks the caller decodes between looks at whether the worker waits: about 0.2 ms. */
 #define RAW_DECODE_STEP 64
 
@@ -557,12 +559,12 @@ static int raw__report_batches(struct raw_stacks *rs, struct symbolizer *sym,
 		.drop = raw__batch_release,
 	};
 	struct raw_run run = { .rs = rs, .sym = sym, .v = v, .n = n, .r = r };
-	struct raw_batch slots[3] = { 0 };
+	struct raw_batch slots[RAW_BATCH_SLOTS] = { 0 };
 	size_t i;
-	int err = relay__run((n + RAW_BATCH - 1) / RAW_BATCH, slots, sizeof(slots[0]), 3, &ops,
-			     &run);
+	int err = relay__run((n + RAW_BATCH - 1) / RAW_BATCH, slots, sizeof(slots[0]),
+			     RAW_BATCH_SLOTS, &ops, &run);
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < RAW_BATCH_SLOTS; i++) {
 		raw__batch_release(&run, &slots[i]);
 		arena__reset(&slots[i].frames);
 	}
