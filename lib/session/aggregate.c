@@ -27,7 +27,6 @@
  */
 #define AGG_BATCH 256
 
-/* A stored stack deleted from its map, and its hash. */
 /*
  * A stack deleted from the map, kept a read long: only its event and the
  * frames it has (agg__kept_new()). Whole, each was 1 KiB, and the arrays
@@ -209,10 +208,11 @@ static size_t agg__kept_size(const struct st_agg_stack *st)
 /* A copy of @st's bytes that matter. Return: it (malloc'ed), or NULL. */
 static struct st_agg_stack *agg__kept_new(const struct st_agg_stack *st)
 {
-	struct st_agg_stack *k = malloc(agg__kept_size(st));
+	size_t size = agg__kept_size(st);
+	struct st_agg_stack *k = malloc(size);
 
 	if (k)
-		memcpy(k, st, agg__kept_size(st));
+		memcpy(k, st, size);
 	return k;
 }
 
