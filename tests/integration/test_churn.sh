@@ -34,3 +34,31 @@ expect_eq churn-resolved-early "$(sed -n 's/.*named in .* ms (\([0-9]*\) of them
 forgotten=$(sed -n 's/^stacktap: processes: [0-9]* known now; \([0-9]*\) exited.*/\1/p' "$TMP/churn.err")
 at_least churn-forgotten "$forgotten" $NPROC
 expect_nothing_left churn-nothing-left
+
+# Recording forgets alike, and says where: `record --print` of the same churn
+# forgets the processes as the live run does (so a long recording's memory
+# follows the processes alive too), and its report forgets them at the same
+# places, after resolving their stacks: the same exact chain, 200 times.
+"$ST" record --print -o "$TMP/churn.data" count --debug "u:$TMP/chain_churn:leaf" \
+	> "$TMP/rchurn.out" 2> "$TMP/rchurn.err" &
+spid=$!
+ST_PIDS+=("$spid")
+wait_for_line "$TMP/rchurn.err" '^Tracing' || fail rchurn-attach "$(cat "$TMP/rchurn.err")"
+for ((i = 0; i < NPROC; i++)); do "$TMP/chain_churn" 1 > /dev/null; done
+sleep 10
+kill -INT "$spid"
+wait "$spid"
+expect_eq rchurn-exit "$?" 0
+expect_file_eq rchurn-exact-chain "$TMP/rchurn.out" "$TMP/want"
+forgotten=$(sed -n 's/^stacktap: processes: [0-9]* known now; \([0-9]*\) exited.*/\1/p' "$TMP/rchurn.err")
+at_least rchurn-forgotten "$forgotten" $NPROC
+
+"$ST" report --no-progress --debug -i "$TMP/churn.data" > "$TMP/rep.out" 2> "$TMP/rep.err"
+expect_eq rchurn-report-exit "$?" 0
+expect_file_eq rchurn-report-same "$TMP/rep.out" "$TMP/rchurn.out"
+expect_eq rchurn-report-resolved-early "$(sed -n 's/.*named in .* ms (\([0-9]*\) of them resolved early.*/\1/p' \
+	"$TMP/rep.err")" $NPROC
+expect_eq rchurn-report-forgotten \
+	"$(sed -n 's/^stacktap: processes: [0-9]* known now; \([0-9]*\) exited.*/\1/p' "$TMP/rep.err")" \
+	"$forgotten"
+expect_nothing_left rchurn-nothing-left
