@@ -22,11 +22,12 @@
  * A newer major cannot be read; a newer minor only adds entry types, which are skipped.
  * 2.0: stack copies are kept as what their walks found (REC_COPY_WALK), not as bytes.
  * 2.1: the user-stack walker's counters too (REC_USTATS).
+ * 2.2: the registry's forgets (REC_FORGET), so a long recording's memory stays flat.
  * A reader of 2.x reads 1.x too (REC_VERSION_MAJOR_MIN).
  */
 #define REC_VERSION_MAJOR 2
 #define REC_VERSION_MAJOR_MIN 1
-#define REC_VERSION_MINOR 1
+#define REC_VERSION_MINOR 2
 #define REC_HEADER_SIZE 64
 
 #define REC_COMPRESS_ZSTD 1
@@ -100,6 +101,8 @@ enum rec_type {
 			      * its frames (the ring record keeps it after 1024 slots) */
 	REC_COPY_WALK = 18, /* struct rec_copy_walk + frames: what one walk of a copy found (2.0) */
 	REC_USTATS = 19,   /* u32 n, u32 pad, u64 counters[n]: ST_USTAT_* at the end (2.1) */
+	REC_FORGET = 20,   /* action: u64 before: the registry forgot the processes that
+			    * exited before it, their stacks settled first (2.2) */
 	REC_TYPE_MAX,
 };
 

@@ -37,6 +37,7 @@
 #include "lib/sym/perf_map_src.h"
 #include "lib/unwind/copy_source.h"
 #include "lib/util/clock.h"
+#include "lib/util/htab.h"
 #include "lib/util/log.h"
 #include "lib/util/read_file.h"
 
@@ -60,8 +61,8 @@ struct recorder {
 	struct stack_store *files;    /* (major, minor, inode) identified */
 	struct stack_store *archived; /* (kind, build ID) stored */
 	struct stack_store *vdso_img; /* image bytes -> id + 1 */
-	struct stack_store *vdso_map; /* (pid, start) written */
-	struct stack_store *jit;      /* pids with anonymous code; data: their struct rec_jit */
+	struct htab vdso_map;         /* struct rec_vdso_seen: each live process's vDSO written */
+	struct htab jit;              /* struct rec_jit: processes with anonymous code */
 	size_t nroots;                /* roots kept open by rec_jit entries */
 	uint64_t jit_refreshed;       /* CLOCK_MONOTONIC ns of the last recorder__refresh() */
 	uint32_t nvdso;
@@ -249,6 +250,7 @@ static void rec__event_ksyms(struct recorder *rc, const struct st_event *ev, siz
  * the process lives and the last bytes read are what the recording keeps.
  */
 struct rec_jit {
+	struct hnode node; /* (pid, 0), until the process is forgotten */
 	struct perf_map_src src;
 	bool known;      /* src was read from /proc: its uid can be trusted */
 	bool kept;       /* its map was written (or found missing) */
@@ -263,6 +265,23 @@ static void rec__jit_close_root(struct recorder *rc, struct rec_jit *j)
 		return;
 	perf_map_src__close_root(&j->src);
 	rc->nroots--;
+}
+
+/* Also as the recorder goes: its count of open roots goes with it. */
+static void rec__free_jit(struct hnode *n)
+{
+	struct rec_jit *j = (struct rec_jit *)n;
+
+	if (j->src.root_fd >= 0)
+		perf_map_src__close_root(&j->src);
+	free(j->text);
+	free(j);
+}
+
+static void rec__jit_free(struct recorder *rc, struct rec_jit *j)
+{
+	rec__jit_close_root(rc, j);
+	rec__free_jit(&j->node);
 }
 
 /* Re-read @j's map if its file changed; the bytes read before stay when it cannot be read. */
@@ -296,23 +315,31 @@ static void rec__jit_read(struct rec_jit *j, bool exited)
 }
 
 /* First sight of @pid's anonymous code, while it lives: where its map is, and its bytes. */
-static void rec__jit_begin(struct recorder *rc, struct stack_entry *e, int pid)
+static void rec__jit_begin(struct recorder *rc, int pid)
 {
 	struct rec_jit *j = calloc(1, sizeof(*j));
 
 	if (!j)
 		return;
-	e->data = j;
+	j->node.k1 = (uint32_t)pid;
+	if (htab__insert(&rc->jit, &j->node)) {
+		free(j);
+		return;
+	}
 	j->known = !perf_map_src__init(&j->src, pid, rc->nroots < RECORDER_ROOTS_MAX);
 	if (j->src.root_fd >= 0)
 		rc->nroots++;
 	rec__jit_read(j, false);
 }
 
-/* Writes @e's map as last read (read once more first), once. */
-static void rec__perf_map(struct recorder *rc, struct stack_entry *e, bool exited)
+static struct rec_jit *rec__jit_of(const struct recorder *rc, int pid)
 {
-	struct rec_jit *j = e->data;
+	return (struct rec_jit *)htab__first(&rc->jit, (uint32_t)pid, 0);
+}
+
+/* Writes @j's map as last read (read once more first), once. */
+static void rec__perf_map(struct recorder *rc, struct rec_jit *j, bool exited)
+{
 	struct rec_perf_map pm = {};
 
 	if (!j || j->kept)
@@ -328,37 +355,35 @@ static void rec__perf_map(struct recorder *rc, struct stack_entry *e, bool exite
 	j->text = NULL;
 }
 
+static void rec__jit_refresh(struct hnode *n, void *ctx)
+{
+	(void)ctx;
+	rec__jit_read((struct rec_jit *)n, false);
+}
+
 void recorder__refresh(struct recorder *rc)
 {
-	struct stack_entry **v;
 	struct timespec ts;
 	uint64_t now;
-	size_t i;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	if (!rc || now - rc->jit_refreshed < RECORDER_JIT_REFRESH_NS)
 		return;
 	rc->jit_refreshed = now;
-	v = stack_store__entries(rc->jit);
-	for (i = 0; v && i < stack_store__len(rc->jit); i++)
-		if (v[i]->data)
-			rec__jit_read(v[i]->data, false);
-	free(v);
+	htab__each(&rc->jit, rec__jit_refresh, NULL);
 }
 
 /* A JIT writes its map until it exits: keep it then. */
 static void rec__proc_record(struct recorder *rc, const struct st_proc_event *pe, size_t size)
 {
-	int32_t pid;
-	struct stack_entry *e;
+	struct rec_jit *j;
 
 	if (size < offsetof(struct st_proc_event, start) || pe->what != ST_PROC_EXIT)
 		return;
-	pid = pe->pid;
-	e = stack_store__add(rc->jit, &pid, sizeof(pid), 0);
-	if (e && e->count > 1)
-		rec__perf_map(rc, e, true);
+	j = rec__jit_of(rc, pe->pid);
+	if (j)
+		rec__perf_map(rc, j, true);
 }
 
 /*
@@ -544,17 +569,44 @@ static void rec__identify(struct recorder *rc, int pid, const struct proc_map *m
 		rec__archive_file(rc, ef, f.build_id, f.build_id_len);
 }
 
-/* The vDSO image, once per image; each process's mapping of it, once per (pid, start). */
+/* A live process's vDSO mapping as last written: once per process and start. */
+struct rec_vdso_seen {
+	struct hnode node; /* (pid, 0), until the process is forgotten */
+	uint64_t start;
+};
+
+/* Return: true when @pid's vDSO at @start is new to the recording (and now noted). */
+static bool rec__vdso_new(struct recorder *rc, int pid, uint64_t start)
+{
+	struct rec_vdso_seen *v = (struct rec_vdso_seen *)htab__first(&rc->vdso_map,
+								      (uint32_t)pid, 0);
+
+	if (v) {
+		if (v->start == start)
+			return false;
+		v->start = start; /* exec'ed since */
+		return true;
+	}
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return false;
+	*v = (struct rec_vdso_seen){ .node.k1 = (uint32_t)pid, .start = start };
+	if (!htab__insert(&rc->vdso_map, &v->node))
+		return true;
+	free(v);
+	return false;
+}
+
+/* The vDSO image, once per image; each process's mapping of it, once per start. */
 static void rec__vdso(struct recorder *rc, int pid, const struct proc_map *m)
 {
 	struct rec_vdso v = { .pid = pid, .start = m->start };
-	uint64_t key[2] = { (uint64_t)pid, m->start };
-	struct stack_entry *e = stack_store__add(rc->vdso_map, key, sizeof(key), 0);
+	struct stack_entry *e;
 	struct elf_file *ef;
 	const void *image;
 	size_t size = 0;
 
-	if (!e || e->count > 1)
+	if (!rec__vdso_new(rc, pid, m->start))
 		return;
 	ef = rc->procs ? procs__file(rc->procs, pid, m) : NULL;
 	image = ef ? elf_rawfile(elf_file__elf(ef), &size) : NULL;
@@ -569,6 +621,26 @@ static void rec__vdso(struct recorder *rc, int pid, const struct proc_map *m)
 		 e->count == 1 ? size : 0);
 }
 
+/*
+ * A process the registry forgot: what is kept of it goes. A map its exit
+ * record did not bring (the record was lost) is written first.
+ */
+void recorder__forget(struct recorder *rc, int pid)
+{
+	struct hnode *v = htab__first(&rc->vdso_map, (uint32_t)pid, 0);
+	struct rec_jit *j = rec__jit_of(rc, pid);
+
+	if (v) {
+		htab__remove(&rc->vdso_map, v);
+		free(v);
+	}
+	if (j) {
+		rec__perf_map(rc, j, true);
+		htab__remove(&rc->jit, &j->node);
+		rec__jit_free(rc, j);
+	}
+}
+
 void recorder__watch(struct recorder *rc, struct proc_registry *procs)
 {
 	rc->procs = procs;
@@ -579,7 +651,6 @@ void recorder__on_maps(void *ctx, int pid, const struct proc_map *maps, size_t n
 	struct recorder *rc = ctx;
 	struct stack_entry *e;
 	uint64_t key[2];
-	int32_t p = pid;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -591,8 +662,8 @@ void recorder__on_maps(void *ctx, int pid, const struct proc_map *maps, size_t n
 			if (!strcmp(m->path, "[vdso]"))
 				rec__vdso(rc, pid, m);
 			else if ((m->path[0] != '[' || !strcmp(m->path, "[anon]")) &&
-				 (e = stack_store__add(rc->jit, &p, sizeof(p), 0)) && !e->data)
-				rec__jit_begin(rc, e, pid);
+				 !rec__jit_of(rc, pid))
+				rec__jit_begin(rc, pid);
 			continue;
 		}
 		key[0] = (uint64_t)m->dev_major << 32 | m->dev_minor;
@@ -679,35 +750,21 @@ static int rec__meta(struct recorder *rc, const struct recorder_opts *o)
 	return err;
 }
 
-static void rec__free_jits(struct recorder *rc)
+static void rec__free_node(struct hnode *n)
 {
-	struct stack_entry **v = rc->jit ? stack_store__entries(rc->jit) : NULL;
-	size_t i;
-
-	for (i = 0; v && i < stack_store__len(rc->jit); i++) {
-		struct rec_jit *j = v[i]->data;
-
-		if (!j)
-			continue;
-		rec__jit_close_root(rc, j);
-		free(j->text);
-		free(j);
-		v[i]->data = NULL;
-	}
-	free(v);
+	free(n);
 }
 
 static void rec__free(struct recorder *rc)
 {
-	rec__free_jits(rc);
+	htab__drain(&rc->jit, rec__free_jit);
+	htab__drain(&rc->vdso_map, rec__free_node);
 	stack_store__free(rc->kaddrs);
 	stack_store__free(rc->ksyms);
 	stack_store__free(rc->kmods);
 	stack_store__free(rc->files);
 	stack_store__free(rc->archived);
 	stack_store__free(rc->vdso_img);
-	stack_store__free(rc->vdso_map);
-	stack_store__free(rc->jit);
 	free(rc->path);
 	free(rc);
 }
@@ -720,8 +777,7 @@ struct recorder *recorder__new(const struct recorder_opts *o)
 	if (!rc || !(rc->path = strdup(o->path)) || !(rc->kaddrs = stack_store__new()) ||
 	    !(rc->ksyms = stack_store__new()) || !(rc->kmods = stack_store__new()) ||
 	    !(rc->files = stack_store__new()) || !(rc->archived = stack_store__new()) ||
-	    !(rc->vdso_img = stack_store__new()) || !(rc->vdso_map = stack_store__new()) ||
-	    !(rc->jit = stack_store__new())) {
+	    !(rc->vdso_img = stack_store__new())) {
 		st_err("record: out of memory");
 		goto err_free;
 	}
@@ -754,14 +810,14 @@ err_free:
 	return NULL;
 }
 
+static void rec__keep_perf_map(struct hnode *n, void *rc)
+{
+	rec__perf_map(rc, (struct rec_jit *)n, false);
+}
+
 static void rec__keep_perf_maps(struct recorder *rc)
 {
-	struct stack_entry **v = stack_store__entries(rc->jit);
-	size_t i;
-
-	for (i = 0; v && i < stack_store__len(rc->jit); i++)
-		rec__perf_map(rc, v[i], false);
-	free(v);
+	htab__each(&rc->jit, rec__keep_perf_map, rc);
 }
 
 int recorder__close(struct recorder *rc)

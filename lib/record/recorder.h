@@ -93,6 +93,13 @@ void recorder__on_maps(void *rc, int pid, const struct proc_map *maps, size_t n)
 int recorder__close(struct recorder *rc);
 
 /**
+ * recorder__forget() - the registry forgot @pid (lib/proc/registry.h's
+ * listener): its vDSO and JIT entries go, so memory follows the processes
+ * alive.
+ */
+void recorder__forget(struct recorder *rc, int pid);
+
+/**
  * recorder__refresh() - re-read the perf maps of live processes with anonymous
  * code whose map file changed (at most every 200 ms; NULL-safe). Called from
  * the poll loop: a map in a container's /tmp is gone with its namespace,

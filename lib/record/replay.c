@@ -190,7 +190,8 @@ static int rp__stash(struct replay *rp, const struct rec_entry *e)
 static bool is_action(uint16_t type)
 {
 	return type == REC_RING || type == REC_RING_UCOPY || type == REC_TICK ||
-	       type == REC_INTERVAL || type == REC_DRAIN || type == REC_FLUSH;
+	       type == REC_INTERVAL || type == REC_DRAIN || type == REC_FLUSH ||
+	       type == REC_FORGET;
 }
 
 /*
@@ -271,7 +272,8 @@ static int rp__hold(struct replay *rp, const struct rec_entry *e)
 {
 	size_t len = rp__ring_len(rp, e);
 
-	if ((e->type == REC_TICK || e->type == REC_INTERVAL || e->type == REC_DRAIN) && e->len < 8)
+	if ((e->type == REC_TICK || e->type == REC_INTERVAL || e->type == REC_DRAIN ||
+	     e->type == REC_FORGET) && e->len < 8)
 		return rp__damage(rp, "session mark");
 	if (e->type == REC_RING_UCOPY)
 		return rp__hold_ucopy(rp, e);

@@ -116,13 +116,15 @@ static void run__exited(void *ctx, int pid)
 	symbolizer__exited(r->sym, pid);
 }
 
-/* Forgotten: the copy unwinder's map of it goes too. */
+/* Forgotten: the copy unwinder's map of it goes too, and the recorder's notes of it. */
 static void run__forgotten(void *ctx, int pid)
 {
 	struct st_run *r = ctx;
 
 	if (r->cu)
 		copy_unwinder__forget(r->cu, pid);
+	if (r->rec)
+		recorder__forget(r->rec, pid);
 }
 
 /* A mapped file's unwind table: built once from its model, which the registry holds. */
@@ -203,22 +205,44 @@ static void run__table_release(void *ctx, const struct unwind_table *t)
 #define RUN_GONE_BATCH 64
 #define RUN_GONE_AGE_NS (1000 * 1000000ull)
 
+/*
+ * A recording forgets as a live run does, and says where (REC_FORGET): its
+ * memory then follows the processes alive, not how many ever lived, and a
+ * replay forgets at that same place in the actions (run__on_forget()), so
+ * its registry answers every later event as the live run's did.
+ */
+static void run__forget(struct st_run *r, uint64_t before)
+{
+	if (r->rec && recorder__mark(r->rec, REC_FORGET, before))
+		return; /* not written: not forgotten, or the replay would part ways */
+	procs__forget_gone(r->procs, before, r->tool.on_gone, r->tool.ctx);
+}
+
 static void run__forget_gone(struct st_run *r, uint64_t now)
 {
 	uint64_t before = now > RUN_GONE_GRACE_NS ? now - RUN_GONE_GRACE_NS : 0, oldest;
 	size_t n;
 
-	if (!r->tool.on_gone || r->rec || st_run_replaying())
+	if (!r->tool.on_gone || st_run_replaying())
 		return;
 	n = procs__gone_ready(r->procs, before, &oldest);
 	if (n >= RUN_GONE_BATCH || (n && now - r->last_settle >= RUN_GONE_AGE_NS)) {
-		procs__forget_gone(r->procs, before, r->tool.on_gone, r->tool.ctx);
+		run__forget(r, before);
 		r->last_settle = now;
-	} else if (now - r->last_settle >= RUN_GONE_AGE_NS) {
+	} else if (!r->rec && now - r->last_settle >= RUN_GONE_AGE_NS) {
 		/* No exit due: a settle all the same, for the counts of superseded mappings. */
 		r->tool.on_gone(r->tool.ctx, NULL, 0);
 		r->last_settle = now;
 	}
+}
+
+/* A replay reached a recorded forget: the same processes go, their stacks settled first. */
+static void run__on_forget(void *ctx, uint64_t before)
+{
+	struct st_run *r = ctx;
+
+	if (r->tool.on_gone)
+		procs__forget_gone(r->procs, before, r->tool.on_gone, r->tool.ctx);
 }
 
 /*
@@ -423,6 +447,7 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	own.on_start = run__on_start;
 	own.on_proc = run__on_proc;
 	own.on_poll = run__on_poll;
+	own.on_forget = run__on_forget;
 	own.ctx = r;
 	own.rec = r->rec;
 	r->session = rp ? session__new_replay(rp, &own) : session__new(obj, &own);

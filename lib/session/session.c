@@ -390,7 +390,7 @@ static uint64_t mark__value(const struct rec_entry *e)
 /*
  * The live loop's decisions, as recorded: a tick with its time (the liveness
  * answers it got are in the stash), interval output, the drain's stop time,
- * the flush. A recording cut before its flush ends as a live run would.
+ * the flush, the registry's forgets. A recording cut before its flush ends as a live run would.
  */
 static int session__run_replay(struct session *s)
 {
@@ -420,6 +420,10 @@ static int session__run_replay(struct session *s)
 		case REC_FLUSH:
 			s->flushed = true;
 			joiner__flush(s->joiner, JOINER_LOST_PENDING);
+			break;
+		case REC_FORGET:
+			if (s->opts.on_forget)
+				s->opts.on_forget(s->opts.ctx, mark__value(&e));
 			break;
 		}
 	}

@@ -48,6 +48,11 @@ struct session_opts {
 	 * exited process until the end.
 	 */
 	void (*on_gone)(void *ctx, const int *pids, size_t n);
+	/*
+	 * A replay reached a forget the live run recorded (REC_FORGET): forget
+	 * the processes that exited before @before, as it did. May be NULL.
+	 */
+	void (*on_forget)(void *ctx, uint64_t before);
 	void *ctx;
 	/*
 	 * The tool's events never carry a stack copy (offcpu: a block is sent at

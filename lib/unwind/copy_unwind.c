@@ -9,12 +9,13 @@
 
 #include "lib/proc/maps.h"
 #include "lib/proc/source.h"
-#include "lib/stack/store.h"
 #include "lib/unwind/copy_source.h"
 #include "lib/unwind/copy_unwind.h"
 #include "lib/unwind/table.h"
+#include "lib/util/htab.h"
 
 struct copy_proc {
+	struct hnode node; /* (pid, 0) */
 	struct unwind_map *maps;
 	size_t n;
 };
@@ -22,7 +23,7 @@ struct copy_proc {
 struct copy_unwinder {
 	struct unwind_table_source src;
 	struct unwind_opts opts;
-	struct stack_store *procs; /* key: pid; data: struct copy_proc */
+	struct htab procs; /* struct copy_proc, each removed when its process is forgotten */
 	struct unwind_frame *frames;
 	size_t cap;
 };
@@ -35,35 +36,46 @@ struct copy_unwinder *copy_unwinder__new(const struct unwind_table_source *src, 
 		return NULL;
 	cu->src = *src;
 	cu->opts.fp_fallback = fp_fallback;
-	cu->procs = stack_store__new();
-	if (!cu->procs) {
-		copy_unwinder__free(cu);
-		return NULL;
-	}
 	return cu;
+}
+
+static void copy_proc__clear(struct copy_proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		free((char *)p->maps[i].path);
+	free(p->maps);
+	p->maps = NULL;
+	p->n = 0;
 }
 
 static void copy_proc__free(struct copy_proc *p)
 {
-	size_t i;
-
 	if (!p)
 		return;
-	for (i = 0; i < p->n; i++)
-		free((char *)p->maps[i].path);
-	free(p->maps);
+	copy_proc__clear(p);
 	free(p);
 }
 
+static void copy_proc__drop(struct hnode *n)
+{
+	copy_proc__free((struct copy_proc *)n);
+}
 
-static struct copy_proc *copy__convert(struct copy_unwinder *cu, int pid,
-				       const struct proc_map *maps, size_t n)
+static struct copy_proc *copy__lookup(const struct copy_unwinder *cu, int pid)
+{
+	return (struct copy_proc *)htab__first(&cu->procs, (uint32_t)pid, 0);
+}
+
+static struct copy_proc *copy__convert(int pid, const struct proc_map *maps, size_t n)
 {
 	struct copy_proc *p = calloc(1, sizeof(*p));
 	size_t i;
 
 	if (!p)
 		return NULL;
+	p->node.k1 = (uint32_t)pid;
 	p->maps = calloc(n ? n : 1, sizeof(*p->maps));
 	for (i = 0; p->maps && i < n; i++) {
 		struct unwind_map *um = &p->maps[p->n];
@@ -85,31 +97,31 @@ static struct copy_proc *copy__convert(struct copy_unwinder *cu, int pid,
 int copy_unwinder__set_maps(struct copy_unwinder *cu, int pid, const struct proc_map *maps,
 			    size_t n)
 {
-	int32_t key = pid;
-	struct copy_proc *p = copy__convert(cu, pid, maps, n);
-	struct stack_entry *e;
+	struct copy_proc *p = copy__convert(pid, maps, n), *old = copy__lookup(cu, pid);
 
 	if (!p)
 		return -ENOMEM;
-	e = stack_store__add(cu->procs, &key, sizeof(key), 0);
-	if (!e) {
+	if (!old) {
+		if (!htab__insert(&cu->procs, &p->node))
+			return 0;
 		copy_proc__free(p);
 		return -ENOMEM;
 	}
-	copy_proc__free(e->data);
-	e->data = p;
+	/* The process's mappings changed: the new ones in its entry. */
+	copy_proc__clear(old);
+	old->maps = p->maps;
+	old->n = p->n;
+	free(p);
 	return 0;
 }
 
 void copy_unwinder__forget(struct copy_unwinder *cu, int pid)
 {
-	int32_t key = pid;
-	struct stack_entry *e = stack_store__merge(cu->procs, &key, sizeof(key), 0, 0);
+	struct copy_proc *p = copy__lookup(cu, pid);
 
-	/* The key stays (the store has no removal): a few bytes per pid number, not per process. */
-	if (e) {
-		copy_proc__free(e->data);
-		e->data = NULL;
+	if (p) {
+		htab__remove(&cu->procs, &p->node);
+		copy_proc__free(p);
 	}
 }
 
@@ -129,12 +141,11 @@ int copy_unwinder__see(struct copy_unwinder *cu, int pid)
 
 static struct copy_proc *copy__proc(struct copy_unwinder *cu, int pid)
 {
-	int32_t key = pid;
-	struct stack_entry *e = stack_store__add(cu->procs, &key, sizeof(key), 0);
+	struct copy_proc *p = copy__lookup(cu, pid);
 
-	if (e && !e->data)
+	if (!p)
 		copy_unwinder__see(cu, pid);
-	return e ? e->data : NULL;
+	return p ? p : copy__lookup(cu, pid);
 }
 
 /*
@@ -202,16 +213,9 @@ enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const st
 
 void copy_unwinder__free(struct copy_unwinder *cu)
 {
-	struct stack_entry **e;
-	size_t i;
-
 	if (!cu)
 		return;
-	e = cu->procs ? stack_store__entries(cu->procs) : NULL;
-	for (i = 0; e && i < stack_store__len(cu->procs); i++)
-		copy_proc__free(e[i]->data);
-	free(e);
-	stack_store__free(cu->procs);
+	htab__drain(&cu->procs, copy_proc__drop);
 	free(cu->frames);
 	free(cu);
 }
