@@ -175,6 +175,17 @@ int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const ui
 	return 0;
 }
 
+/* Is one of @locs code outside a file, which the perf map of its process names? */
+static bool raw__has_anon(const struct proc_loc *locs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (locs[i].path && !locs[i].file_backed)
+			return true;
+	return false;
+}
+
 /*
  * Keeps where @pe's user frames were at its event (struct proc_loc each,
  * 32 bytes a frame: the file model and offset, strings the registry's) in
@@ -192,6 +203,8 @@ static int raw__settle_one(struct raw_stacks *rs, const struct raw_pending *pe)
 		return -ENOMEM;
 	event_frames__locate(symbolizer__procs(rs->sym), (int)k->pid, pe->ts, k->ips + k->kd, k->ud,
 			     locs);
+	if (raw__has_anon(locs, k->ud))
+		symbolizer__keep_perf_map(rs->sym, (int)k->pid);
 	pe->e->data = locs;
 	rs->settled++;
 	rs->unfolded++;
@@ -277,9 +290,8 @@ static const struct raw_fold_key *raw__fold_key(const struct raw_stacks *rs, str
 	struct raw_fold_key *fk;
 	size_t i;
 
-	for (i = 0; i < k->ud; i++)
-		if (locs[i].path && !locs[i].file_backed)
-			return NULL; /* named by its own process's perf map */
+	if (raw__has_anon(locs, k->ud))
+		return NULL; /* named by its own process's perf map */
 	*len = sizeof(*fk) + k->kd * sizeof(fk->w[0]) + k->ud * sizeof(*fr);
 	if (array_reserve(&f->key, &f->key_cap, *len, 1)) {
 		*err = -ENOMEM;
