@@ -116,13 +116,14 @@ static void run__exited(void *ctx, int pid)
 	symbolizer__exited(r->sym, pid);
 }
 
-/* Forgotten: the copy unwinder's map of it goes too. */
+/* Forgotten: the copy unwinder's map of it goes too, and its perf map's entry unless needed. */
 static void run__forgotten(void *ctx, int pid)
 {
 	struct st_run *r = ctx;
 
 	if (r->cu)
 		copy_unwinder__forget(r->cu, pid);
+	symbolizer__forget(r->sym, pid);
 }
 
 /* A mapped file's unwind table: built once from its model, which the registry holds. */
