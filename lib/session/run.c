@@ -204,6 +204,16 @@ static void run__table_release(void *ctx, const struct unwind_table *t)
 #define RUN_GONE_BATCH 64
 #define RUN_GONE_AGE_NS (1000 * 1000000ull)
 
+/* The tool settles @pids' stacks; the joiner's answered cookies of them go too. */
+static void run__settle(void *ctx, const int *pids, size_t n)
+{
+	struct st_run *r = ctx;
+
+	r->tool.on_gone(r->tool.ctx, pids, n);
+	if (r->session)
+		session__forget_pids(r->session, pids, n);
+}
+
 static void run__forget_gone(struct st_run *r, uint64_t now)
 {
 	uint64_t before = now > RUN_GONE_GRACE_NS ? now - RUN_GONE_GRACE_NS : 0, oldest;
@@ -213,7 +223,7 @@ static void run__forget_gone(struct st_run *r, uint64_t now)
 		return;
 	n = procs__gone_ready(r->procs, before, &oldest);
 	if (n >= RUN_GONE_BATCH || (n && now - r->last_settle >= RUN_GONE_AGE_NS)) {
-		procs__forget_gone(r->procs, before, r->tool.on_gone, r->tool.ctx);
+		procs__forget_gone(r->procs, before, run__settle, r);
 		r->last_settle = now;
 	} else if (now - r->last_settle >= RUN_GONE_AGE_NS) {
 		/* No exit due: a settle all the same, for the counts of superseded mappings. */
