@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/pipeline/loc_pack.h"
 #include "lib/pipeline/raw_stacks.h"
 #include "lib/proc/registry.h"
 #include "lib/session/joiner.h"
@@ -31,7 +32,9 @@
  * stacks are settled (raw_stacks__settle()): a settled entry holds where
  * its user frames were (struct proc_loc each) in its data, and needs the
  * registry no more. Until then each process's undecoded entries are listed
- * under its pid, so settling one costs only its own entries.
+ * under its pid, so settling one costs only its own entries. The places
+ * are packed (lib/pipeline/loc_pack.h): a storm of short processes leaves
+ * many settled entries.
  */
 struct raw_pending {
 	struct stack_entry *e;
@@ -51,6 +54,9 @@ struct raw_stacks {
 	size_t nts, cap;
 	uint64_t total;
 	struct htab pids; /* pid -> struct raw_pid: its entries not decoded yet */
+	struct loc_places *places; /* of the settled entries' frames (their data) */
+	struct proc_loc *locs;     /* raw__settle_one()'s scratch, nlocs frames */
+	size_t nlocs;
 	uint64_t settled; /* entries resolved early, their process gone */
 	uint64_t folded;  /* settled entries merged into an earlier one (raw__fold()) */
 	size_t unfolded;  /* entries settled since the last fold */
@@ -82,8 +88,12 @@ struct raw_stacks *raw_stacks__new(struct symbolizer *sym)
 		return NULL;
 	rs->sym = sym;
 	rs->store = stack_store__new();
-	if (!rs->store) {
+	rs->places = loc_places__new();
+	if (!rs->store || !rs->places) {
+		stack_store__free(rs->store);
+		loc_places__free(rs->places);
 		free(rs);
+		errno = ENOMEM;
 		return NULL;
 	}
 	return rs;
@@ -175,24 +185,37 @@ int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const ui
 	return 0;
 }
 
+/* Is one of @locs code outside a file, which the perf map of its process names? */
+static bool raw__has_anon(const struct proc_loc *locs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (locs[i].path && !locs[i].file_backed)
+			return true;
+	return false;
+}
+
 /*
- * Keeps where @pe's user frames were at its event (struct proc_loc each,
- * 32 bytes a frame: the file model and offset, strings the registry's) in
- * its data. Return: 0 or -ENOMEM.
+ * Keeps where @pe's user frames were at its event (struct proc_loc each:
+ * the file model and offset, strings the registry's) in its data, packed.
+ * Return: 0 or -ENOMEM.
  */
 static int raw__settle_one(struct raw_stacks *rs, const struct raw_pending *pe)
 {
 	const struct raw_key *k = (const struct raw_key *)pe->e->key;
-	struct proc_loc *locs;
 
 	if (pe->e->data)
 		return 0;
-	locs = calloc(k->ud ? k->ud : 1, sizeof(*locs));
-	if (!locs)
+	if (array_reserve((void **)&rs->locs, &rs->nlocs, k->ud, sizeof(*rs->locs)))
 		return -ENOMEM;
 	event_frames__locate(symbolizer__procs(rs->sym), (int)k->pid, pe->ts, k->ips + k->kd, k->ud,
-			     locs);
-	pe->e->data = locs;
+			     rs->locs);
+	pe->e->data = loc_places__pack(rs->places, rs->locs, k->ud);
+	if (!pe->e->data)
+		return -ENOMEM;
+	if (raw__has_anon(rs->locs, k->ud))
+		symbolizer__keep_perf_map(rs->sym, (int)k->pid);
 	rs->settled++;
 	rs->unfolded++;
 	return 0;
@@ -259,6 +282,8 @@ struct raw_fold {
 	size_t nts;
 	void *key;                  /* fold key scratch, key_cap bytes */
 	size_t key_cap;
+	struct proc_loc *locs;      /* a settled entry's places unpacked, nlocs frames */
+	size_t nlocs;
 };
 
 void raw_stacks__fold_for(struct raw_stacks *rs, unsigned report_flags)
@@ -272,14 +297,19 @@ static const struct raw_fold_key *raw__fold_key(const struct raw_stacks *rs, str
 						 const struct stack_entry *e, size_t *len, int *err)
 {
 	const struct raw_key *k = (const struct raw_key *)e->key;
-	const struct proc_loc *locs = e->data;
+	const struct proc_loc *locs;
 	struct raw_fold_frame *fr;
 	struct raw_fold_key *fk;
 	size_t i;
 
-	for (i = 0; i < k->ud; i++)
-		if (locs[i].path && !locs[i].file_backed)
-			return NULL; /* named by its own process's perf map */
+	if (array_reserve((void **)&f->locs, &f->nlocs, k->ud, sizeof(*f->locs))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	loc_places__unpack(rs->places, e->data, k->ud, f->locs);
+	locs = f->locs;
+	if (raw__has_anon(locs, k->ud))
+		return NULL; /* named by its own process's perf map */
 	*len = sizeof(*fk) + k->kd * sizeof(fk->w[0]) + k->ud * sizeof(*fr);
 	if (array_reserve(&f->key, &f->key_cap, *len, 1)) {
 		*err = -ENOMEM;
@@ -393,6 +423,7 @@ int raw_stacks__fold(struct raw_stacks *rs)
 	free(f.ts);
 	free(f.to);
 	free(f.key);
+	free(f.locs);
 	free(v);
 	return err;
 }
@@ -461,6 +492,19 @@ static void raw__batch_release(void *ctx, void *slot)
 	arena__rewind(&b->frames);
 }
 
+/* Settled @k's frames from the places in @packed (unpacked in @mem). Return: 0 or -ENOMEM. */
+static int raw__decode_settled(const struct raw_stacks *rs, struct event_frames *ef,
+			       struct arena *mem, const struct raw_key *k, const void *packed)
+{
+	struct proc_loc *locs = arena__alloc(mem, (k->ud ? k->ud : 1) * sizeof(*locs));
+
+	if (!locs)
+		return -ENOMEM;
+	loc_places__unpack(rs->places, packed, k->ud, locs);
+	return event_frames__decode_at(ef, mem, k->pid, k->ips, k->kd, k->ud,
+				       joiner_lost_frame(k->flags), k->ustop, locs);
+}
+
 /* Decodes @b's entries from the first not decoded yet up to @to. Return: 0 or -ENOMEM. */
 static int raw__batch_decode_to(struct raw_run *run, struct raw_batch *b, size_t to)
 {
@@ -472,9 +516,8 @@ static int raw__batch_decode_to(struct raw_run *run, struct raw_batch *b, size_t
 		const struct raw_key *k = (const struct raw_key *)v[j]->key;
 
 		if (v[j]->data)
-			err = event_frames__decode_at(&b->ef[b->done], &b->frames, k->pid, k->ips,
-						      k->kd, k->ud, joiner_lost_frame(k->flags),
-						      k->ustop, v[j]->data);
+			err = raw__decode_settled(run->rs, &b->ef[b->done], &b->frames, k,
+						  v[j]->data);
 		else
 			err = event_frames__decode(&b->ef[b->done], &b->frames, run->sym, k->pid,
 						   run->rs->ts[j], k->ips, k->kd, k->ud,
@@ -665,6 +708,8 @@ void raw_stacks__free(struct raw_stacks *rs)
 		return;
 	raw__drop_decoded(rs);
 	stack_store__free(rs->store);
+	loc_places__free(rs->places);
+	free(rs->locs);
 	free(rs->key);
 	free(rs->ts);
 	free(rs);

@@ -586,6 +586,40 @@ int joiner__tick(struct joiner *j, uint64_t now_ns, uint64_t min_gap_ns)
 	return ret;
 }
 
+static int joiner__pid_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+size_t joiner__forget_pids(struct joiner *j, const int *pids, size_t n)
+{
+	struct jentry *e, *next;
+	size_t forgotten = 0;
+	int *sorted, pid;
+
+	if (!n || !j->done.head)
+		return 0;
+	sorted = malloc(n * sizeof(*sorted));
+	if (!sorted)
+		return 0; /* kept until trimmed, as before */
+	memcpy(sorted, pids, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), joiner__pid_cmp);
+	for (e = j->done.head; e; e = next) {
+		next = e->next;
+		pid = (int)e->pid;
+		if (!bsearch(&pid, sorted, n, sizeof(*sorted), joiner__pid_cmp))
+			continue;
+		jlist__remove(&j->done, e);
+		joiner__unhash(j, e);
+		forgotten++;
+	}
+	free(sorted);
+	j->st.gone_done += forgotten;
+	return forgotten;
+}
+
 int joiner__flush(struct joiner *j, enum joiner_lost reason)
 {
 	int ret = 0;

@@ -53,6 +53,7 @@ struct joiner_stats {
 	uint64_t stacks;      /* user stacks received */
 	uint64_t duplicates;  /* a second stack for an answered cookie: ignored */
 	uint64_t unclaimed;   /* stacks that no event was waiting for when they came */
+	uint64_t gone_done;   /* answered cookies of gone processes forgotten early */
 	uint64_t lost[JOINER_LOST_MAX]; /* events emitted without their stack, by reason */
 	uint64_t stops[ST_USTOP_MAX];   /* received stacks by stop reason */
 	size_t bytes, peak_bytes;       /* memory held now, and at most */
@@ -101,6 +102,19 @@ int joiner__lookup(struct joiner *j, uint64_t cookie, const uint64_t **ips, size
  * Return: 0 or the emit callback's non-zero value.
  */
 int joiner__tick(struct joiner *j, uint64_t now_ns, uint64_t min_gap_ns);
+
+/**
+ * joiner__forget_pids() - the processes @pids exited long enough ago that
+ * no event of theirs is still on its way (lib/session/run.c: a second,
+ * when the registry forgets them): their answered cookies, kept for late
+ * events that come within microseconds, go now with their stacks and
+ * stack copies (a copy is a few KiB: under a churn of new processes,
+ * which come with copies until their tables are built, done_keep of them
+ * held ~25 MiB). Waiting cookies stay for joiner__tick().
+ *
+ * Return: the answered cookies forgotten (none when out of memory).
+ */
+size_t joiner__forget_pids(struct joiner *j, const int *pids, size_t n);
 
 /**
  * joiner__flush() - emit every waiting event without its stack, flagged

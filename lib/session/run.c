@@ -116,7 +116,7 @@ static void run__exited(void *ctx, int pid)
 	symbolizer__exited(r->sym, pid);
 }
 
-/* Forgotten: the copy unwinder's map of it goes too, and the recorder's notes of it. */
+/* Forgotten: what the copy unwinder, the recorder and the perf maps keep of it goes too. */
 static void run__forgotten(void *ctx, int pid)
 {
 	struct st_run *r = ctx;
@@ -125,6 +125,7 @@ static void run__forgotten(void *ctx, int pid)
 		copy_unwinder__forget(r->cu, pid);
 	if (r->rec)
 		recorder__forget(r->rec, pid);
+	symbolizer__forget(r->sym, pid);
 }
 
 /* A mapped file's unwind table: built once from its model, which the registry holds. */
@@ -205,6 +206,16 @@ static void run__table_release(void *ctx, const struct unwind_table *t)
 #define RUN_GONE_BATCH 64
 #define RUN_GONE_AGE_NS (1000 * 1000000ull)
 
+/* The tool settles @pids' stacks; the joiner's answered cookies of them go too. */
+static void run__settle(void *ctx, const int *pids, size_t n)
+{
+	struct st_run *r = ctx;
+
+	r->tool.on_gone(r->tool.ctx, pids, n);
+	if (r->session)
+		session__forget_pids(r->session, pids, n);
+}
+
 /*
  * A recording forgets as a live run does, and says where (REC_FORGET): its
  * memory then follows the processes alive, not how many ever lived, and a
@@ -215,7 +226,7 @@ static void run__forget(struct st_run *r, uint64_t before)
 {
 	if (r->rec && recorder__mark(r->rec, REC_FORGET, before))
 		return; /* not written: not forgotten, or the replay would part ways */
-	procs__forget_gone(r->procs, before, r->tool.on_gone, r->tool.ctx);
+	procs__forget_gone(r->procs, before, run__settle, r);
 }
 
 static void run__forget_gone(struct st_run *r, uint64_t now)
@@ -242,7 +253,7 @@ static void run__on_forget(void *ctx, uint64_t before)
 	struct st_run *r = ctx;
 
 	if (r->tool.on_gone)
-		procs__forget_gone(r->procs, before, r->tool.on_gone, r->tool.ctx);
+		procs__forget_gone(r->procs, before, run__settle, r);
 }
 
 /*

@@ -616,6 +616,11 @@ static int session__losses(const struct session *s, struct session_losses *l)
 	return 0;
 }
 
+void session__forget_pids(struct session *s, const int *pids, size_t n)
+{
+	joiner__forget_pids(s->joiner, pids, n);
+}
+
 void session__take_back_stops(struct session *s, const uint64_t *replaced)
 {
 	s->ustops_replaced = replaced;

@@ -132,6 +132,12 @@ bool session__interrupted(const struct session *s);
 int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX]);
 
 /**
+ * session__forget_pids() - @pids are gone and forgotten: what the joiner
+ * keeps of them for late events goes (joiner__forget_pids()).
+ */
+void session__forget_pids(struct session *s, const int *pids, size_t n);
+
+/**
  * session__take_back_stops() - walks the walker counted as stopped early whose
  * user stack a copy's walk replaced, by enum st_ustop (ST_USTOP_MAX counts,
  * kept by the caller and read at each report): the loss lines leave them out.

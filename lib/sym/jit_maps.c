@@ -28,6 +28,7 @@ struct jit_proc {
 	struct perf_map_src src;
 	bool exited, refused;
 	bool recorded;     /* set from a recording: /proc is never asked */
+	bool kept;         /* a settled stack names code of it through it (jit_maps__keep()) */
 	struct perf_map *map, *prev; /* prev: the map of an earlier process with this pid */
 	struct stat last;  /* of the file last read (size and mtime say when it changed) */
 	uint64_t checked;  /* CLOCK_MONOTONIC ns of the last check after a miss */
@@ -123,6 +124,7 @@ static struct jit_proc *jit__add(struct jit_maps *jm, int pid)
 		free(p);
 		return NULL;
 	}
+	jm->stats.held++;
 	return p;
 }
 
@@ -176,6 +178,41 @@ void jit_maps__exited(struct jit_maps *jm, int pid)
 	jit__close_root(jm, p);
 }
 
+void jit_maps__keep(struct jit_maps *jm, int pid)
+{
+	struct jit_proc *p = jit__lookup(jm, pid);
+
+	if (p)
+		p->kept = true;
+}
+
+static void jit__free_proc(struct hnode *n)
+{
+	struct jit_proc *p = (struct jit_proc *)n;
+
+	perf_map_src__close_root(&p->src);
+	perf_map__free(p->map);
+	perf_map__free(p->prev);
+	free(p);
+}
+
+void jit_maps__forget(struct jit_maps *jm, int pid)
+{
+	struct jit_proc *p = jit__lookup(jm, pid);
+
+	/*
+	 * Not yet exited here: its exit was never heard, and it is kept as
+	 * before. Without a map, an entry only said "no map": a lookup for a
+	 * pid without an entry sees it anew, as the next process of that pid.
+	 */
+	if (!p || !p->exited || p->kept || p->map || p->prev)
+		return;
+	htab__remove(&jm->procs, &p->node);
+	jit__free_proc(&p->node);
+	jm->stats.held--;
+	jm->stats.dropped++;
+}
+
 void jit_maps__refresh(struct jit_maps *jm)
 {
 	struct hnode *n;
@@ -212,16 +249,6 @@ const struct perf_map_sym *jit_maps__find(struct jit_maps *jm, int pid, uint64_t
 const struct jit_maps_stats *jit_maps__stats(const struct jit_maps *jm)
 {
 	return &jm->stats;
-}
-
-static void jit__free_proc(struct hnode *n)
-{
-	struct jit_proc *p = (struct jit_proc *)n;
-
-	perf_map_src__close_root(&p->src);
-	perf_map__free(p->map);
-	perf_map__free(p->prev);
-	free(p);
 }
 
 void jit_maps__free(struct jit_maps *jm)

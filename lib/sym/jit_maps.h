@@ -23,6 +23,8 @@ struct perf_map_sym;
 struct jit_maps_stats {
 	uint64_t maps_read; /* perf map files read (first reads and re-reads) */
 	uint64_t refused;   /* files refused by the trust check (warned once each) */
+	uint64_t held;      /* processes with an entry now */
+	uint64_t dropped;   /* entries of forgotten processes freed (jit_maps__forget()) */
 };
 
 /** jit_maps__new() - Return: an empty set, or NULL (ENOMEM). */
@@ -39,6 +41,20 @@ void jit_maps__see(struct jit_maps *jm, int pid);
 
 /** jit_maps__exited() - @pid exited: its map is read a last time and kept. */
 void jit_maps__exited(struct jit_maps *jm, int pid);
+
+/**
+ * jit_maps__keep() - a settled stack of @pid has code outside a file, which
+ * @pid's map names at the report: its entry outlives jit_maps__forget().
+ */
+void jit_maps__keep(struct jit_maps *jm, int pid);
+
+/**
+ * jit_maps__forget() - @pid exited and is forgotten, its stacks settled:
+ * its entry is freed unless it holds a map (of this process or of one
+ * before it with the pid) or jit_maps__keep() asked for it. A later event
+ * of @pid is a new process, which jit_maps__see() reads afresh either way.
+ */
+void jit_maps__forget(struct jit_maps *jm, int pid);
 
 /**
  * jit_maps__set() - @pm is @pid's perf map, as a recording kept it: never read

@@ -130,6 +130,16 @@ void symbolizer__exited(struct symbolizer *sz, int pid)
 	jit_maps__exited(sz->jit, pid);
 }
 
+void symbolizer__keep_perf_map(struct symbolizer *sz, int pid)
+{
+	jit_maps__keep(sz->jit, pid);
+}
+
+void symbolizer__forget(struct symbolizer *sz, int pid)
+{
+	jit_maps__forget(sz->jit, pid);
+}
+
 int symbolizer__set_perf_map(struct symbolizer *sz, int pid, const char *text, size_t len)
 {
 	struct perf_map *pm = perf_map__parse(text, len);
@@ -715,6 +725,11 @@ const struct symbolizer_stats *symbolizer__stats(const struct symbolizer *sz)
 	return &sz->stats;
 }
 
+const struct jit_maps_stats *symbolizer__jit_stats(const struct symbolizer *sz)
+{
+	return jit_maps__stats(sz->jit);
+}
+
 void symbolizer__report(const struct symbolizer *sz)
 {
 	const struct symbolizer_stats *s = &sz->stats;
@@ -731,9 +746,11 @@ void symbolizer__report(const struct symbolizer *sz)
 		fprintf(stderr, "stacktap: %llu user %s without a symbol\n", (unsigned long long)s->user_no_sym,
 			st_plural(s->user_no_sym, "frame", "frames"));
 	st_info("names: %llu inline frames added, %llu JIT frames named from %llu perf map reads "
-		"(%llu refused), %llu names demangled (%llu looked mangled but were not)",
+		"(%llu refused; %llu processes' entries held, %llu freed with their process), "
+		"%llu names demangled (%llu looked mangled but were not)",
 		(unsigned long long)s->inline_frames, (unsigned long long)s->jit_named,
 		(unsigned long long)js->maps_read, (unsigned long long)js->refused,
+		(unsigned long long)js->held, (unsigned long long)js->dropped,
 		(unsigned long long)ns->demangled, (unsigned long long)ns->malformed);
 }
 

@@ -31,6 +31,7 @@
 struct symbolizer;
 struct proc_registry;
 struct event_frames;
+struct jit_maps_stats;
 
 struct symbolizer_stats {
 	uint64_t kernel_unknown; /* kernel address outside every symbol */
@@ -75,6 +76,20 @@ void symbolizer__see(struct symbolizer *sz, int pid);
 
 /** symbolizer__exited() - @pid exited: its perf map is read a last time and kept. */
 void symbolizer__exited(struct symbolizer *sz, int pid);
+
+/**
+ * symbolizer__keep_perf_map() - a settled stack of @pid has code outside a
+ * file, named at the report by @pid's perf map: it stays after
+ * symbolizer__forget().
+ */
+void symbolizer__keep_perf_map(struct symbolizer *sz, int pid);
+
+/**
+ * symbolizer__forget() - @pid is forgotten, its stacks settled
+ * (lib/proc/registry.h procs__forget_gone()): what is kept of its perf map
+ * goes unless it holds lines or symbolizer__keep_perf_map() asked for it.
+ */
+void symbolizer__forget(struct symbolizer *sz, int pid);
 
 /**
  * symbolizer__set_perf_map() - @pid's perf map is @text (@len bytes, the
@@ -122,6 +137,9 @@ void symbolizer__progress(const struct symbolizer *sz, size_t done, size_t total
 
 /** symbolizer__stats() - what could not be named so far. */
 const struct symbolizer_stats *symbolizer__stats(const struct symbolizer *sz);
+
+/** symbolizer__jit_stats() - Return: the perf maps' figures (lib/sym/jit_maps.h). */
+const struct jit_maps_stats *symbolizer__jit_stats(const struct symbolizer *sz);
 
 /** symbolizer__report() - one stderr line per nonzero loss counter; figures with --debug. */
 void symbolizer__report(const struct symbolizer *sz);

@@ -7,7 +7,8 @@
 # (lib/session/run.c, raw_stacks__settle()). The report, made after that,
 # still names every one of them: the exact chain, exactly 200 times, all 200
 # stacks resolved early (--debug says how many), and --debug (or -v) counts
-# the processes forgotten (system-wide, so at least ours).
+# the processes forgotten (system-wide, so at least ours) and the perf-map
+# entries freed with them (lib/sym/jit_maps.c).
 source "$(dirname "$0")/lib.sh"
 
 NPROC=200
@@ -40,6 +41,12 @@ churn churn count --debug "u:$TMP/chain_churn:leaf"
 stack_block leaf c b a main $LIBC_START $NPROC > "$TMP/want"
 expect_file_eq churn-exact-chain "$TMP/churn.out" "$TMP/want"
 expect_eq churn-resolved-early "$(resolved_early "$TMP/churn.err")" $NPROC
+# Each process's perf-map entry went with it (no map, no code outside a file):
+# only these 200 had events.
+perf_map_entries() {
+	sed -n 's/.*(0 refused; \([0-9]*\) processes. entries held, \([0-9]*\) freed.*/\1 \2/p' "$1"
+}
+expect_eq churn-perf-map-entries "$(perf_map_entries "$TMP/churn.err")" "0 $NPROC"
 at_least churn-forgotten "$(forgotten "$TMP/churn.err")" $NPROC
 expect_nothing_left churn-nothing-left
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The joiner without BPF: events and deferred user stacks fed by hand, in
- * and out of order, duplicated, never arriving, and beyond the memory bound.
+ * and out of order, duplicated, never arriving, beyond the memory bound, and
+ * the answered cookies of gone processes forgotten.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -284,6 +285,49 @@ static void test_copy_forwarded(void)
 	joiner__free(j);
 }
 
+/* Event then stack with a copy, for cookie @pid << 32 | 1 of process @pid. */
+static void answer_with_copy(struct joiner *j, uint32_t pid)
+{
+	struct st_event ev = { .kind = ST_REC_EVENT, .kdepth = 2, .pid = pid, .tid = pid,
+			       .flags = ST_EV_UDEFERRED, .cookie = (uint64_t)pid << 32 | 1 };
+	struct st_ustack us = { .kind = ST_REC_USTACK, .udepth = 1, .stop = ST_USTOP_NO_MAPPING,
+				.flags = ST_EV_UCOPY | ST_EV_UNLOADED, .pid = pid, .tid = pid,
+				.cookie = ev.cookie };
+	struct {
+		struct st_ucopy c;
+		uint64_t bytes[2];
+	} copy = { { .ip = 0x401000, .sp = 0x7ff0, .len = 16, .want = 16 }, { 0xaa, 0xbb } };
+	uint64_t kips[2] = { 10, 11 }, uip = 0x401000;
+
+	CHECK_EQ_U64(joiner__add_event(j, &ev, kips), 0);
+	CHECK_EQ_U64(joiner__add_ustack(j, &us, &uip, &copy, sizeof(copy)), 0);
+}
+
+/* Gone processes' answered cookies go with their copies; the others stay for late events. */
+static void test_forget_pids(void)
+{
+	struct joiner *j = fresh(0, 0);
+	const int gone[] = { 103, 200, 101 }; /* 200: never seen */
+	const uint64_t *ips;
+	size_t n, each;
+	uint32_t pid;
+
+	for (pid = 100; pid < 110; pid++)
+		answer_with_copy(j, pid);
+	CHECK_EQ_U64(nout, 10);
+	each = joiner__stats(j)->bytes / 10;
+	CHECK_EQ_U64(joiner__stats(j)->bytes, each * 10);
+	CHECK_EQ_U64(joiner__forget_pids(j, gone, 3), 2);
+	CHECK_EQ_U64(joiner__stats(j)->gone_done, 2);
+	CHECK_EQ_U64(joiner__stats(j)->bytes, each * 8);
+	CHECK_EQ_U64(joiner__lookup(j, (uint64_t)101 << 32 | 1, &ips, &n), (uint64_t)-ENOENT);
+	CHECK_EQ_U64(joiner__lookup(j, (uint64_t)103 << 32 | 1, &ips, &n), (uint64_t)-ENOENT);
+	CHECK_EQ_U64(joiner__lookup(j, (uint64_t)102 << 32 | 1, &ips, &n), 0);
+	CHECK(n == 1 && ips[0] == 0x401000);
+	CHECK_EQ_U64(joiner__forget_pids(j, gone, 3), 0);
+	joiner__free(j);
+}
+
 int main(void)
 {
 	test_in_order_and_shared();
@@ -293,5 +337,6 @@ int main(void)
 	test_failed_walks();
 	test_memory_bound();
 	test_copy_forwarded();
+	test_forget_pids();
 	return CHECK_DONE();
 }
