@@ -39,6 +39,7 @@
 
 #include "bpf/state.bpf.h"
 #include "bpf/aggregate.h"
+#include "bpf/stack_hash.bpf.h"
 
 /* Upper bounds; user space sets both with --agg-entries before load (agg_size()). */
 struct {
@@ -107,27 +108,6 @@ static __always_inline void st_agg_mappings_changed(__u32 pid)
 #define EEXIST 17
 #endif
 
-/* One word into the hash: a murmur3-style multiply-rotate round. */
-static __always_inline __u64 st_agg_mix(__u64 h, __u64 w)
-{
-	w *= 0x87c37b91114253d5ull;
-	w = (w << 31) | (w >> 33);
-	w *= 0x4cf5ad432745937full;
-	h ^= w;
-	h = (h << 27) | (h >> 37);
-	return h * 5 + 0x52dce729;
-}
-
-/* murmur3's finalizer: every input bit reaches every output bit. */
-static __always_inline __u64 st_agg_fmix(__u64 h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 33);
-}
-
 /*
  * The hash and the comparison go through bpf_loop(), ST_AGG_BLOCK frames a
  * callback: a callback per frame cost more than the frame's arithmetic
@@ -135,8 +115,12 @@ static __always_inline __u64 st_agg_fmix(__u64 h)
  * every one of the ST_AGG_FRAMES iterations in each of count's programs,
  * which tripled the start-up (0.6 -> 2.1 s). Their state lives in per-CPU
  * map memory: on the stack the callback's states would never converge.
+ * 64 frames a block: a user stack of 31 frames and a system call's kernel
+ * frames (~5) are compared by one direct call, not bpf_loop() and two
+ * callbacks (~2% of the loop's samples at 31 frames, perf); the block is a
+ * global function, checked once, so its size costs the verifier little.
  */
-#define ST_AGG_BLOCK 32 /* frames a callback; divides ST_AGG_FRAMES */
+#define ST_AGG_BLOCK 64 /* frames a callback; divides ST_AGG_FRAMES */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -182,9 +166,29 @@ __noinline __u64 st_agg_hash_frames(const struct st_agg_stack *ev, __u64 h, __u3
 		i = b * ST_AGG_BLOCK + j;
 		if (i >= n)
 			break;
-		h = st_agg_mix(h, ev->ips[st_agg_index(i)]);
+		h = st_hash_mix(h, ev->ips[st_agg_index(i)]);
 	}
 	return h;
+}
+
+/*
+ * @u with block @b of @ev's user frames [@kd, @n) mixed in, counted from
+ * the outermost (@n - 1) inward: the walk cache's order (bpf/stack_hash.bpf.h).
+ */
+__noinline __u64 st_agg_uhash_frames(const struct st_agg_stack *ev, __u64 u, __u32 b, __u32 kd,
+				     __u32 n)
+{
+	__u32 j, i;
+
+	if (!ev || kd > n)
+		return u;
+	for (j = 0; j < ST_AGG_BLOCK; j++) {
+		i = b * ST_AGG_BLOCK + j;
+		if (i >= n - kd)
+			break;
+		u = st_hash_mix(u, ev->ips[st_agg_index(n - 1 - i)]);
+	}
+	return u;
 }
 
 /* Return: 1 when a frame of block @b (of the first @n) differs between @a and @s, else 0. */
@@ -210,7 +214,15 @@ static int st_agg_hash_block(__u32 b, void *arg)
 {
 	struct st_agg_loop *l = arg;
 
-	l->t->hash = st_agg_hash_frames(l->ev, l->t->hash, b, l->t->n);
+	l->t->hash = st_agg_hash_frames(l->ev, l->t->hash, b, l->t->kd);
+	return 0;
+}
+
+static int st_agg_uhash_block(__u32 b, void *arg)
+{
+	struct st_agg_loop *l = arg;
+
+	l->t->uhash = st_agg_uhash_frames(l->ev, l->t->uhash, b, l->t->kd, l->t->n);
 	return 0;
 }
 
@@ -229,20 +241,42 @@ static __always_inline __u32 st_agg_blocks(__u32 n)
 	return (n + ST_AGG_BLOCK - 1) / ST_AGG_BLOCK;
 }
 
+/* The user part of @l's hash (bpf/stack_hash.bpf.h): its frames from the outermost in. */
+static __always_inline __u64 st_agg_uhash(struct st_agg_loop *l)
+{
+	__u32 ud = l->t->n - l->t->kd;
+
+	l->t->uhash = ST_UHASH_SEED;
+	if (ud <= ST_AGG_BLOCK)
+		l->t->uhash = st_agg_uhash_frames(l->ev, l->t->uhash, 0, l->t->kd, l->t->n);
+	else
+		bpf_loop(st_agg_blocks(ud), st_agg_uhash_block, l, 0);
+	return l->t->uhash;
+}
+
 /*
- * The hash of the frames of @l's event and its depths. Strong enough that
+ * The hash of the frames of @l's event and its depths: the depths, the
+ * kernel frames, then the user part, @uhash when @have_uhash (the walk
+ * cache's, bpf/ucache.bpf.h), else hashed here. Strong enough that
  * distinct stacks rarely share it (64 bits), not cryptographic: a shared
  * hash costs a record, never a wrong count (st_agg_same()).
  */
-static __always_inline __u64 st_agg_hash(struct st_agg_loop *l)
+static __always_inline __u64 st_agg_hash(struct st_agg_loop *l, bool have_uhash, __u64 uhash)
 {
-	l->t->hash = (__u64)l->ev->ev.kdepth << 16 | l->ev->ev.udepth;
+	__u32 kd = l->ev->ev.kdepth;
+
+	if (kd > l->t->n)
+		kd = l->t->n;
+	l->t->kd = kd;
+	l->t->hash = (__u64)kd << 16 | l->ev->ev.udepth;
 	/* One block's frames: called directly (a call and return cost ~15 ns here). */
-	if (l->t->n <= ST_AGG_BLOCK)
-		l->t->hash = st_agg_hash_frames(l->ev, l->t->hash, 0, l->t->n);
+	if (kd <= ST_AGG_BLOCK)
+		l->t->hash = st_agg_hash_frames(l->ev, l->t->hash, 0, kd);
 	else
-		bpf_loop(st_agg_blocks(l->t->n), st_agg_hash_block, l, 0);
-	return st_agg_fmix(l->t->hash);
+		bpf_loop(st_agg_blocks(kd), st_agg_hash_block, l, 0);
+	if (!have_uhash)
+		uhash = st_agg_uhash(l);
+	return st_hash_fmix(st_hash_mix(l->t->hash, uhash));
 }
 
 /* The stored stack of @hash, storing @ev's when there is none. Return: it, or NULL (full). */
@@ -397,16 +431,14 @@ static __always_inline bool st_agg_eligible(const struct st_event *ev, bool want
 }
 
 /*
- * st_agg_event_in() - st_agg_event() with the hash and comparison state in
- * @t: a sleepable program (the deferred walk's callback, bpf/defer_hold.bpf.h)
- * may be preempted halfway, and the next program on its CPU would take the
- * per-CPU one over. @rescue: see st_agg_rescue(); the reasons it fails were
- * counted by the first try, or are counted as the record's drop.
- *
- * Return: an enum st_agg_result.
+ * st_agg_event_hashed() - st_agg_event_in() given the user part of the
+ * event's hash when @have_uhash: @uhash, the walk cache's
+ * (st_walk_user()'s uhash). Kept only while the user frames are the ones
+ * hashed: a stack cut here hashes them again.
  */
-static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
-					   struct st_agg_tmp *t, bool rescue)
+static __always_inline int st_agg_event_hashed(struct st_event *ev, bool want_copy,
+					       struct st_agg_tmp *t, bool rescue,
+					       bool have_uhash, __u64 uhash)
 {
 	struct st_agg_loop l = { .ev = (struct st_agg_stack *)ev, .t = t };
 	__u32 n = (__u32)ev->kdepth + ev->udepth;
@@ -426,9 +458,10 @@ static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
 			return ST_AGG_NOT;
 		n = ST_AGG_FRAMES;
 		cut = true;
+		have_uhash = false;
 	}
 	l.t->n = n;
-	hash = st_agg_hash(&l) & st_agg_cfg.hash_mask;
+	hash = st_agg_hash(&l, have_uhash, uhash) & st_agg_cfg.hash_mask;
 	l.stored = st_agg_stack_of((struct st_agg_stack *)ev, hash);
 	if (!l.stored) {
 		st_agg_full(t, rescue);
@@ -447,6 +480,21 @@ static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
 }
 
 /*
+ * st_agg_event_in() - st_agg_event() with the hash and comparison state in
+ * @t: a sleepable program (the deferred walk's callback, bpf/defer_hold.bpf.h)
+ * may be preempted halfway, and the next program on its CPU would take the
+ * per-CPU one over. @rescue: see st_agg_rescue(); the reasons it fails were
+ * counted by the first try, or are counted as the record's drop.
+ *
+ * Return: an enum st_agg_result.
+ */
+static __always_inline int st_agg_event_in(struct st_event *ev, bool want_copy,
+					   struct st_agg_tmp *t, bool rescue)
+{
+	return st_agg_event_hashed(ev, want_copy, t, rescue, false, 0);
+}
+
+/*
  * st_agg_event() - count the event @ev in the kernel when it can be.
  * @ev: the record, its frames right after it in map memory with room for
  *      at least ST_AGG_FRAMES (the capture scratch, offcpu's blocked task)
@@ -460,6 +508,21 @@ static __always_inline bool st_agg_event(struct st_event *ev, bool want_copy)
 	struct st_agg_tmp *t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
 
 	return t && st_agg_event_in(ev, want_copy, t, false) == ST_AGG_COUNTED;
+}
+
+/*
+ * st_agg_event_uhash() - st_agg_event() given the user part of @ev's hash
+ * (@uhash when @have_uhash), as the walk cache had it at hand
+ * (st_scratch.uhash).
+ */
+static __always_inline bool st_agg_event_uhash(struct st_event *ev, bool want_copy,
+					       bool have_uhash, __u64 uhash)
+{
+	__u32 zero = 0;
+	struct st_agg_tmp *t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);
+
+	return t && st_agg_event_hashed(ev, want_copy, t, false, have_uhash, uhash) ==
+			    ST_AGG_COUNTED;
 }
 
 /*

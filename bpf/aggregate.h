@@ -54,10 +54,11 @@ struct st_agg_stack {
 /* The state of one hash and comparison (bpf/aggregate.bpf.h). */
 struct st_agg_tmp {
 	__u64 hash;
+	__u64 uhash;  /* the user frames' part of it (bpf/stack_hash.bpf.h) */
 	__u32 n;      /* frames of the event */
+	__u32 kd;     /* of which kernel frames */
 	__u32 differ; /* the comparison found a frame that differs */
 	__u32 full;   /* a rescue found a map full (st_agg_drop_in()) */
-	__u32 pad;
 };
 
 /* Set in .rodata before load. */

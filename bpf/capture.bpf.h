@@ -79,13 +79,16 @@ static __always_inline __u32 st_capture_user(struct st_scratch *s, __u32 kd)
 	if (kd > ST_MAX_KSTACK)
 		return 0;
 	st = st_walk_user(regs, s->ev.pid, &s->ips[kd], st_cfg.udepth_max, st_cfg.unwind, NULL,
-			  false, st_cfg.walk_cache, s->at_entry);
+			  false, st_cfg.walk_cache, s->at_entry,
+			  st_agg_cfg.on && !st_cfg.copy_bytes);
 	if (!st || !st->n) {
 		s->ev.flags |= ST_EV_UFAIL;
 		st_stat_inc(ST_STAT_UFAIL);
 		return 0;
 	}
 	s->ev.ustop = st->stop;
+	s->uhash_ok = st->uhash_ok;
+	s->uhash = st->uhash;
 	/* User space has not loaded this code yet: a copy lets it unwind the event later. */
 	s->want_copy = st->unknown;
 	if (st->unknown)
@@ -148,6 +151,7 @@ static __always_inline void st_walk_forget(struct st_scratch *s)
 	s->ev.ustop = ST_USTOP_NONE;
 	s->want_copy = 0;
 	s->check_bytes = 0;
+	s->uhash_ok = 0;
 }
 
 /*
@@ -253,6 +257,7 @@ static __always_inline struct st_scratch *st_capture_begin(void *ctx, __u32 prob
 	s->want_copy = 0;
 	s->check_bytes = 0;
 	s->at_entry = at_entry;
+	s->uhash_ok = 0;
 	st_comm(s->ev.comm);
 	kd = st_capture_kernel(ctx, s);
 	s->ev.udepth = st_capture_ustack(ctx, s, kd);
@@ -336,7 +341,7 @@ static __always_inline bool st_capture_late(struct st_scratch *s)
 static __always_inline void st_capture_send(struct st_scratch *s)
 {
 	if (((s->ev.flags & ST_EV_UDEFERRED) && st_defer_hold_event(&s->ev)) ||
-	    st_agg_event(&s->ev, s->want_copy)) {
+	    st_agg_event_uhash(&s->ev, s->want_copy, s->uhash_ok, s->uhash)) {
 		s->busy = 0;
 		return;
 	}

@@ -162,7 +162,7 @@ static __always_inline bool st_defer_walk_user(struct pt_regs *regs, struct st_u
 	struct st_uwalk_state *st;
 
 	st = st_walk_user(regs, r->h.pid, r->ips, st_cfg.udepth_max, st_cfg.unwind, walk, true,
-			  false, false);
+			  false, false, false);
 	if (!st)
 		return false;
 	r->h.udepth = st->n;

@@ -75,6 +75,8 @@ struct st_scratch {
 	__u32 want_copy;   /* the walk met code not loaded yet: attach a copy */
 	__u32 check_bytes; /* the stack bytes the walk read (for --unwind-check's copy) */
 	__u32 at_entry;    /* a uprobe at a function's first instruction (st_capture_at_entry()) */
+	__u32 uhash_ok;    /* uhash holds the user part of the aggregation's hash (st_walk_user()) */
+	__u64 uhash;
 	struct st_event ev;
 	__u64 ips[ST_MAX_KSTACK + 1 + ST_MAX_USTACK + 1 + 2];
 	/* An st_ucopy and the stack bytes land right after the last frame used. */

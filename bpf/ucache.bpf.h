@@ -49,6 +49,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "bpf/record.h"
+#include "bpf/stack_hash.bpf.h"
 
 #ifndef ST_UCACHE_FRAMES
 #define ST_UCACHE_FRAMES 128 /* bpftrace's ustack depth and then some: a power of two */
@@ -118,7 +119,14 @@ struct st_ucache {
 	__u64 old_lo, old_hi;     /* the walk before's region */
 	__u32 old_nwords;
 	__u32 region_read;        /* st_uregions holds [old_lo, old_hi) as read at this event */
+	__u32 uh_lo;              /* uh[] holds the kept walk's frames [uh_lo, n) */
+	__u32 spliced;            /* the walk under way took the walk before's frames from here */
 	__u64 ips[ST_UCACHE_FRAMES];
+	/*
+	 * uh[i]: the user part of the aggregation's hash of frames [i, n)
+	 * (bpf/stack_hash.bpf.h), filled on demand (st_ucache_uhash()).
+	 */
+	__u64 uh[ST_UCACHE_FRAMES];
 	struct st_ucache_frame frames[ST_UCACHE_FRAMES];
 	__u16 offs[ST_UCACHE_WORDS]; /* word index from lo */
 	__u64 vals[ST_UCACHE_WORDS];
@@ -330,6 +338,7 @@ static __always_inline void st_ucache_begin(struct st_ucache *c, const struct st
 	c->busy = 1;
 	c->valid = 0;
 	c->ok = 1;
+	c->spliced = 0;
 	c->nwords = 0;
 	c->key = *k;
 	c->lo = (k->sp - ST_UCACHE_BELOW) & ~7ull;
@@ -430,25 +439,67 @@ static __always_inline bool st_ucache_splice_ok(struct st_ucache *c, __u32 n, __
 	c->nwords = c->old_nwords;
 	if (hi > c->hi)
 		c->hi = hi;
+	c->spliced = n;
 	return true;
 }
 
 /*
+ * st_ucache_uhash() - the user part of the aggregation's hash of @c's kept
+ * walk (bpf/stack_hash.bpf.h): frames [0, c->uh_lo) hashed onto the hash of
+ * [uh_lo, n), so a hit hashes none and a splice only those walked. A
+ * global function: checked once.
+ * Return: the hash of frames [0, n).
+ */
+__noinline __u64 st_ucache_uhash(struct st_ucache *c)
+{
+	__u64 h;
+	__u32 j, i, lo, n;
+
+	if (!c)
+		return 0;
+	n = c->n;
+	lo = c->uh_lo;
+	if (!n || n > ST_UCACHE_FRAMES)
+		return 0;
+	if (lo > n)
+		lo = n;
+	h = lo < n ? c->uh[lo & (ST_UCACHE_FRAMES - 1)] : ST_UHASH_SEED;
+	for (j = 0; j < ST_UCACHE_FRAMES; j++) {
+		if (j >= lo)
+			break;
+		i = (lo - 1 - j) & (ST_UCACHE_FRAMES - 1);
+		h = st_hash_mix(h, c->ips[i]);
+		c->uh[i] = h;
+	}
+	c->uh_lo = 0;
+	return h;
+}
+
+/*
  * The walk is over: keep it (@n frames, already in c->ips[]) when it may
- * be kept (@keep, and within the limits). Return: true when kept.
+ * be kept (@keep, and within the limits), with the user part of its hash
+ * in *@uhash when @uhash is not NULL (st_ucache_uhash()). Return: true
+ * when kept.
  */
 static __always_inline bool st_ucache_end(struct st_ucache *c, bool keep, __u32 n, __u32 stop,
-					  __u64 end_sp, __u32 fp_frames)
+					  __u64 end_sp, __u32 fp_frames, __u64 *uhash)
 {
 	bool kept = false;
 
 	if (keep && c->ok && n && n <= ST_UCACHE_FRAMES && c->nwords && c->hi > c->lo) {
+		/* A splice at k kept the walk before's frames [k, n), and their hashes. */
+		if (!c->spliced)
+			c->uh_lo = n;
+		else if (c->uh_lo < c->spliced)
+			c->uh_lo = c->spliced;
 		c->n = n;
 		c->stop = stop;
 		c->fp_frames = fp_frames;
 		c->end_sp = end_sp;
 		c->valid = 1;
 		kept = true;
+		if (uhash)
+			*uhash = st_ucache_uhash(c);
 	}
 	c->busy = 0;
 	return kept;

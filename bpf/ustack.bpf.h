@@ -171,6 +171,9 @@ struct st_uwalk_state {
 	__u64 rep_lo, rep_hi, rep_off;
 	/* The stack region the walk cache read at this event (st_uwalk.rgn): [lo, hi). */
 	__u64 rgn_lo, rgn_hi;
+	/* The user part of the aggregation's hash of the frames, when uhash_ok (st_walk_user()). */
+	__u64 uhash;
+	__u32 uhash_ok;
 };
 
 struct {
@@ -1264,16 +1267,31 @@ static __always_inline struct st_ucache *st_ucache_try(struct st_uwalk *w,
 	return c;
 }
 
-/* Keep the walk just made in the task's entry @c, when it may be kept. */
-static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache *c)
+/*
+ * Keep the walk just made in the task's entry @c, when it may be kept;
+ * with @uhash, the user part of its hash from there (st_ucache_uhash()).
+ */
+static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache *c, bool uhash)
 {
 	struct st_uwalk_state *st = w->st;
 	bool keep = st->logging && !st->unknown && !st->nleft;
 
-	if (st_ucache_end(c, keep, st->n, st->stop, st->sp, st->fp_frames))
+	if (st_ucache_end(c, keep, st->n, st->stop, st->sp, st->fp_frames,
+			  uhash ? &st->uhash : NULL)) {
+		st->uhash_ok = uhash;
 		st_ustat_inc(ST_USTAT_UCACHE_KEPT);
-	else
+	} else {
 		st_ustat_inc(ST_USTAT_UCACHE_UNKEPT);
+	}
+}
+
+/* A hit: the user part of its hash, its entry held busy meanwhile (as a walk holds it). */
+static __always_inline void st_ucache_hit_uhash(struct st_uwalk_state *st, struct st_ucache *c)
+{
+	c->busy = 1;
+	st->uhash = st_ucache_uhash(c);
+	st->uhash_ok = 1;
+	c->busy = 0;
 }
 
 /*
@@ -1291,6 +1309,8 @@ static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache 
  *            covers it. Not the kernel's is_uprobe_at_func_entry() (push
  *            %rbp or endbr64 first): code built without frame pointers
  *            starts otherwise, and there the fp rule skipped the caller.
+ * @uhash: the aggregation will hash the frames: take the user part of the
+ *         hash from the walk cache where it has the walk (->uhash_ok)
  *
  * A walk at the event (@state NULL) is first looked up in the task's walk
  * cache (bpf/ucache.bpf.h), and kept there when it was made.
@@ -1303,7 +1323,8 @@ static __always_inline void st_ucache_keep(struct st_uwalk *w, struct st_ucache 
 static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs, __u32 pid,
 							  __u64 *out, __u32 max, __u32 mode,
 							  struct st_uwalk_state *state,
-							  bool faultable, bool cache, bool at_entry)
+							  bool faultable, bool cache, bool at_entry,
+							  bool uhash)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct st_uwalk w = { .out = out };
@@ -1338,6 +1359,8 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 	if (cache && !faultable && !state)
 		c = st_ucache_try(&w, task, &hit);
 	if (hit) {
+		if (uhash && c)
+			st_ucache_hit_uhash(w.st, c);
 		st_ustat_inc(ST_USTAT_UCACHE_HITS);
 	} else {
 		w.log = c;
@@ -1346,7 +1369,7 @@ static __always_inline struct st_uwalk_state *st_walk_user(struct pt_regs *regs,
 		else
 			bpf_loop(ST_MAX_USTACK + 1, st_uwalk_cb, &w, 0);
 		if (!faultable && c)
-			st_ucache_keep(&w, c);
+			st_ucache_keep(&w, c, uhash);
 	}
 	st_ustat_inc(ST_USTAT_WALKS);
 	st_ustat_inc(w.st->stop);
