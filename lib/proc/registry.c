@@ -39,6 +39,7 @@ struct reg_proc {
 	bool based;          /* its image is known: a /proc read, an exec or a fork */
 	bool unread;         /* exec_read_late: known from records only, /proc not read yet */
 	bool gone_counted;
+	bool met;            /* an event of it was seen (procs__see()) */
 };
 
 struct reg_str {
@@ -59,6 +60,8 @@ struct proc_registry {
 	struct procs_listener listener;
 	struct procs_stats stats;
 	bool exec_read_late; /* procs__read_exec_late() */
+	bool settle_met_only; /* procs__settle_met_only() */
+	uint64_t unseen_ts;   /* procs__unseen_events(): processes based by then settle anyway */
 };
 
 uint64_t procs_now(void)
@@ -312,12 +315,15 @@ int procs__see(struct proc_registry *r, int pid, uint64_t ts)
 
 	if (pid <= 0)
 		return -EINVAL; /* the idle tasks: no user space */
+	if (p)
+		p->met = true;
 	if (p && p->based && !(p->exit_ts && ts > p->exit_ts))
 		return p->unread && !p->exit_ts ? procs__read_late(r, p, pid) : 0;
 	if (!p && !(p = procs__get(r, pid))) {
 		procs__oom(pid);
 		return -ENOMEM;
 	}
+	p->met = true;
 	if (p->exit_ts && ts > p->exit_ts) {
 		/* The pid was reused, and its fork was not seen: a new process from its exit on. */
 		p->image_ts = p->exit_ts;
@@ -475,17 +481,41 @@ size_t procs__find_exits(struct proc_registry *r, uint64_t ts)
 	return d.n;
 }
 
-size_t procs__gone_ready(const struct proc_registry *r, uint64_t before, uint64_t *oldest)
+void procs__settle_met_only(struct proc_registry *r, bool on)
 {
-	size_t i, n = 0;
+	r->settle_met_only = on;
+}
 
-	*oldest = 0;
+void procs__unseen_events(struct proc_registry *r, uint64_t ts)
+{
+	if (ts > r->unseen_ts)
+		r->unseen_ts = ts;
+}
+
+/*
+ * Has @p anything to settle? Not when only processes an event met can hold
+ * stacks, and no event met it: most short processes of a busy machine (a
+ * shell loop's /bin/true is sampled one time in ten at 99 Hz), whose
+ * settling read every in-kernel count again for nothing. One based no later
+ * than the last sign of events that reached no one (procs__unseen_events())
+ * may hold counts all the same.
+ */
+static bool procs__to_settle(const struct proc_registry *r, const struct reg_proc *p)
+{
+	return !r->settle_met_only || p->met || p->image_ts <= r->unseen_ts;
+}
+
+size_t procs__gone_ready(const struct proc_registry *r, uint64_t before, size_t *settle)
+{
+	const struct reg_proc *p;
+	size_t i;
+
+	*settle = 0;
 	for (i = 0; i < r->ngone && r->gone[i].exit_ts < before; i++) {
-		if (!n)
-			*oldest = r->gone[i].exit_ts;
-		n++;
+		p = procs__still_gone(r, &r->gone[i]);
+		*settle += p && procs__to_settle(r, p);
 	}
-	return n;
+	return i;
 }
 
 int procs__forget_gone(struct proc_registry *r, uint64_t before, procs_settle_fn settle,
@@ -502,9 +532,11 @@ int procs__forget_gone(struct proc_registry *r, uint64_t before, procs_settle_fn
 	pids = calloc(n, sizeof(*pids));
 	if (!pids)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if (procs__still_gone(r, &r->gone[i]))
+	for (i = 0; i < n; i++) {
+		p = procs__still_gone(r, &r->gone[i]);
+		if (p && procs__to_settle(r, p))
 			pids[k++] = r->gone[i].pid;
+	}
 	if (settle && k)
 		settle(ctx, pids, k);
 	for (i = 0; i < n; i++) {

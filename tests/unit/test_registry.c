@@ -235,7 +235,8 @@ static void check_find_exits(void)
 {
 	struct proc_registry *r = procs__new();
 	pid_t kept, killed;
-	uint64_t oldest, t;
+	uint64_t t;
+	size_t due;
 	int i;
 
 	CHECK(r != NULL);
@@ -257,11 +258,11 @@ static void check_find_exits(void)
 	CHECK(waitpid(killed, NULL, 0) == killed);
 	t = procs_now();
 	CHECK_EQ_U64(procs__find_exits(r, t), 1);
-	CHECK_EQ_U64(procs__gone_ready(r, t + 1, &oldest), 1);
-	CHECK_EQ_U64(oldest, t);
+	CHECK_EQ_U64(procs__gone_ready(r, t + 1, &due), 1);
+	CHECK_EQ_U64(due, 1);
 	CHECK_EQ_U64(procs__stats(r)->exits_found, 1);
 	CHECK_EQ_U64(procs__find_exits(r, procs_now()), 0); /* already gone: not again */
-	CHECK_EQ_U64(procs__gone_ready(r, procs_now(), &oldest), 1);
+	CHECK_EQ_U64(procs__gone_ready(r, procs_now(), &due), 1);
 	kill(kept, SIGKILL);
 	CHECK(waitpid(kept, NULL, 0) == kept);
 	procs__free(r);
