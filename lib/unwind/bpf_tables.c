@@ -647,23 +647,27 @@ void bpf_tables__fork(struct bpf_tables *t, int parent, int child)
 		lp->clear = pp && !pp->met && pp->clear;
 }
 
+/* when_met: is @pid one no event has met yet (tables__wait_unmet())? */
+static bool tables__unmet(struct bpf_tables *t, int pid)
+{
+	const struct loaded_proc *lp = t->hooks.when_met ? tables__proc(t, pid) : NULL;
+
+	return t->hooks.when_met && (!lp || !lp->met);
+}
+
 int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
 {
-	struct st_uproc *p = calloc(1, sizeof(*p));
-	const struct unwind_table **tabs = calloc(n ? n : 1, sizeof(*tabs));
+	struct st_uproc *p;
+	const struct unwind_table **tabs;
 	size_t i, ntabs = 0;
 	bool waits = false;
 	int err = -ENOMEM;
 
-	if (t->hooks.when_met) {
-		const struct loaded_proc *lp = tables__proc(t, pid);
-
-		if (!lp || !lp->met) {
-			free(p);
-			free(tabs);
-			return tables__wait_unmet(t, pid, maps, n);
-		}
-	}
+	/* Before the entry is allocated: it is large (ST_UNW_MAX_MAPS mappings), and most are unmet. */
+	if (tables__unmet(t, pid))
+		return tables__wait_unmet(t, pid, maps, n);
+	p = calloc(1, sizeof(*p));
+	tabs = calloc(n ? n : 1, sizeof(*tabs));
 	if (!p || !tabs)
 		goto out;
 	for (i = 0; i < n; i++) {
