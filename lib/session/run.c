@@ -211,14 +211,24 @@ static void run__table_release(void *ctx, const struct unwind_table *t)
  * Has an event been counted since the last look that no record told user
  * space of (its record found no room: counted in the kernel, or its key
  * made and the record then dropped)? Then the processes known by now may
- * hold counts though no event met them (procs__unseen_events()).
+ * hold counts though no event met them (procs__unseen_events()). Looked at
+ * every RUN_UNSEEN_CHECK_NS, well within RUN_GONE_GRACE_NS: an exit ready
+ * to settle is older than the grace, so the last look came after every
+ * event of its process.
  */
+#define RUN_UNSEEN_CHECK_NS (RUN_GONE_GRACE_NS / 2)
+
 static void run__find_unseen(struct st_run *r, uint64_t now)
 {
 	uint64_t st[ST_STAT_MAX], unseen;
 
-	if (!r->session || session__stats(r->session, st))
+	if (!r->session || now - r->unseen_check < RUN_UNSEEN_CHECK_NS)
 		return;
+	r->unseen_check = now;
+	if (session__stats(r->session, st)) {
+		procs__unseen_events(r->procs, now); /* not known: as if */
+		return;
+	}
 	unseen = st[ST_STAT_AGG_RESCUED] + st[ST_DROP_RINGBUF_FULL] + st[ST_DROP_AGG_FULL];
 	if (unseen != r->unseen)
 		procs__unseen_events(r->procs, now);
@@ -232,11 +242,8 @@ static void run__forget_gone(struct st_run *r, uint64_t now)
 
 	if (!r->tool.on_gone || r->rec || st_run_replaying())
 		return;
+	run__find_unseen(r, now);
 	n = procs__gone_ready(r->procs, before, &due);
-	if (n > due) {
-		run__find_unseen(r, now);
-		n = procs__gone_ready(r->procs, before, &due);
-	}
 	if (due >= RUN_GONE_BATCH || (due && now - r->last_settle >= RUN_GONE_AGE_NS)) {
 		procs__forget_gone(r->procs, before, r->tool.on_gone, r->tool.ctx);
 		r->last_settle = now;
