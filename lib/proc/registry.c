@@ -40,6 +40,7 @@ struct reg_proc {
 	bool unread;         /* exec_read_late: known from records only, /proc not read yet */
 	bool gone_counted;
 	bool met;            /* an event of it was seen (procs__see()) */
+	bool push_due;       /* procs__push_met_only(): its mappings changed, the listener not told */
 };
 
 struct reg_str {
@@ -61,6 +62,7 @@ struct proc_registry {
 	struct procs_stats stats;
 	bool exec_read_late; /* procs__read_exec_late() */
 	bool settle_met_only; /* procs__settle_met_only() */
+	bool push_met_only;   /* procs__push_met_only() */
 	uint64_t unseen_ts;   /* procs__unseen_events(): processes based by then settle anyway */
 };
 
@@ -194,14 +196,20 @@ static int procs__tl_map(struct proc_registry *r, struct reg_proc *p, int pid,
 	return 0;
 }
 
-/* Tells the listener @pid's live mappings. */
-static void procs__push(struct proc_registry *r, int pid, const struct reg_proc *p)
+/*
+ * Tells the listener @pid's live mappings; under procs__push_met_only() not
+ * before an event meets @p (procs__see()), nor after its exit.
+ */
+static void procs__push(struct proc_registry *r, int pid, struct reg_proc *p)
 {
 	const struct tl_map **live = NULL;
 	struct proc_map *maps = NULL;
 	size_t n, i;
 
 	if (!r->listener.maps)
+		return;
+	p->push_due = r->push_met_only && !p->met;
+	if (p->push_due)
 		return;
 	n = timeline__live(&p->tl, NULL, 0);
 	live = calloc(n ? n : 1, sizeof(*live));
@@ -222,6 +230,13 @@ static void procs__push(struct proc_registry *r, int pid, const struct reg_proc 
 out:
 	free(live);
 	free(maps);
+}
+
+/* After a /proc read that failed (@err): the listener is told what the records said. */
+static void procs__push_due(struct proc_registry *r, int pid, struct reg_proc *p, int err)
+{
+	if (err && p->push_due)
+		procs__push(r, pid, p);
 }
 
 static void procs__oom(int pid)
@@ -299,8 +314,12 @@ void procs__listen(struct proc_registry *r, const struct procs_listener *l)
  */
 static int procs__read_late(struct proc_registry *r, struct reg_proc *p, int pid)
 {
+	int err;
+
 	p->unread = false;
-	return procs__read(r, p, pid) == -ENOMEM ? -ENOMEM : 0;
+	err = procs__read(r, p, pid);
+	procs__push_due(r, pid, p, err);
+	return err == -ENOMEM ? -ENOMEM : 0;
 }
 
 void procs__read_exec_late(struct proc_registry *r, bool late)
@@ -317,8 +336,13 @@ int procs__see(struct proc_registry *r, int pid, uint64_t ts)
 		return -EINVAL; /* the idle tasks: no user space */
 	if (p)
 		p->met = true;
-	if (p && p->based && !(p->exit_ts && ts > p->exit_ts))
-		return p->unread && !p->exit_ts ? procs__read_late(r, p, pid) : 0;
+	if (p && p->based && !(p->exit_ts && ts > p->exit_ts)) {
+		if (p->unread && !p->exit_ts)
+			return procs__read_late(r, p, pid); /* told after the read */
+		if (p->push_due && !p->exit_ts)
+			procs__push(r, pid, p);
+		return 0;
+	}
 	if (!p && !(p = procs__get(r, pid))) {
 		procs__oom(pid);
 		return -ENOMEM;
@@ -332,6 +356,7 @@ int procs__see(struct proc_registry *r, int pid, uint64_t ts)
 	}
 	err = procs__read(r, p, pid);
 	p->unread = false;
+	procs__push_due(r, pid, p, err);
 	if (err == -ESRCH && !p->based && !p->tl.n && !p->gone_counted) {
 		p->gone_counted = true;
 		r->stats.pid_gone++;
@@ -479,6 +504,11 @@ size_t procs__find_exits(struct proc_registry *r, uint64_t ts)
 	r->stats.exits_found += d.n;
 	free(d.pids);
 	return d.n;
+}
+
+void procs__push_met_only(struct proc_registry *r, bool on)
+{
+	r->push_met_only = on;
 }
 
 void procs__settle_met_only(struct proc_registry *r, bool on)

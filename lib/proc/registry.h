@@ -127,6 +127,16 @@ void procs__exit(struct proc_registry *r, int pid, uint64_t ts);
 size_t procs__find_exits(struct proc_registry *r, uint64_t ts);
 
 /**
+ * procs__push_met_only() - whether the listener's maps() hears only of
+ * processes an event met (procs__see()): one met later is told its
+ * mappings then, unless it has exited by then. Most processes of a busy
+ * machine are never sampled, and each change of each one's mappings (a
+ * fork, an exec, the libraries it maps) was copied to every view. Off by
+ * default.
+ */
+void procs__push_met_only(struct proc_registry *r, bool on);
+
+/**
  * procs__settle_met_only() - whether only the processes an event met
  * (procs__see()) can hold stacks to settle: then procs__forget_gone()
  * forgets the others without @settle hearing of them. Off by default.

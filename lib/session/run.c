@@ -439,6 +439,8 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		bpf_tables__set_hooks(r->tables, &hooks);
 		/* Nor reads the maps of a process it has not met (its records suffice until then). */
 		procs__read_exec_late(r->procs, hooks.when_met && !r->rec);
+		/* Nor do the views hear of a process it has not met (bpf_tables__fork() clears its entry). */
+		procs__push_met_only(r->procs, hooks.when_met && !r->rec);
 	}
 	/* Stacks come only from events, each of which meets its process first (run__on_event()). */
 	procs__settle_met_only(r->procs, !rp && !r->rec);
