@@ -548,6 +548,33 @@ size_t procs__gone_ready(const struct proc_registry *r, uint64_t before, size_t 
 	return i;
 }
 
+/* Forgets exited @p (@pid): its mappings go, then the listener's forgotten() hears. */
+static void procs__forget(struct proc_registry *r, struct reg_proc *p, int pid)
+{
+	htab__remove(&r->procs, &p->node);
+	timeline__release(&p->tl);
+	free(p);
+	r->stats.forgotten++;
+	if (r->listener.forgotten)
+		r->listener.forgotten(r->listener.ctx, pid);
+}
+
+void procs__forget_unmet(struct proc_registry *r, uint64_t before)
+{
+	struct reg_proc *p;
+	size_t i, k = 0;
+
+	for (i = 0; i < r->ngone && r->gone[i].exit_ts < before; i++) {
+		p = procs__still_gone(r, &r->gone[i]);
+		if (p && procs__to_settle(r, p))
+			r->gone[k++] = r->gone[i];
+		else if (p)
+			procs__forget(r, p, r->gone[i].pid);
+	}
+	memmove(r->gone + k, r->gone + i, (r->ngone - i) * sizeof(*r->gone));
+	r->ngone -= i - k;
+}
+
 int procs__forget_gone(struct proc_registry *r, uint64_t before, procs_settle_fn settle,
 		       void *ctx)
 {
@@ -571,14 +598,8 @@ int procs__forget_gone(struct proc_registry *r, uint64_t before, procs_settle_fn
 		settle(ctx, pids, k);
 	for (i = 0; i < n; i++) {
 		p = procs__still_gone(r, &r->gone[i]);
-		if (!p)
-			continue; /* the pid lives again (or was forgotten): kept */
-		htab__remove(&r->procs, &p->node);
-		timeline__release(&p->tl);
-		free(p);
-		r->stats.forgotten++;
-		if (r->listener.forgotten)
-			r->listener.forgotten(r->listener.ctx, r->gone[i].pid);
+		if (p) /* else the pid lives again (or was forgotten): kept */
+			procs__forget(r, p, r->gone[i].pid);
 	}
 	r->ngone -= n;
 	memmove(r->gone, r->gone + n, r->ngone * sizeof(*r->gone));

@@ -174,6 +174,15 @@ int procs__forget_gone(struct proc_registry *r, uint64_t before, procs_settle_fn
 		       void *ctx);
 
 /**
+ * procs__forget_unmet() - forget at once, as procs__forget_gone() would, the
+ * processes that exited before @before and that it would not settle
+ * (procs__settle_met_only()); the others stay queued, in order. Under churn
+ * most exits are of such processes: gone from the queue, they are not
+ * looked at again at every poll while the met ones wait for their batch.
+ */
+void procs__forget_unmet(struct proc_registry *r, uint64_t before);
+
+/**
  * procs__set_maps() - install @maps as what @pid mapped at @ts, as if read
  * from /proc then (for tests and recordings).
  *

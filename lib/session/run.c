@@ -238,20 +238,19 @@ static void run__find_unseen(struct st_run *r, uint64_t now)
 static void run__forget_gone(struct st_run *r, uint64_t now)
 {
 	uint64_t before = now > RUN_GONE_GRACE_NS ? now - RUN_GONE_GRACE_NS : 0;
-	size_t n, due;
+	size_t due;
 
 	if (!r->tool.on_gone || r->rec || st_run_replaying())
 		return;
 	run__find_unseen(r, now);
-	n = procs__gone_ready(r->procs, before, &due);
+	/* Those no event met: forgotten without a settle (nothing of theirs to read). */
+	procs__forget_unmet(r->procs, before);
+	procs__gone_ready(r->procs, before, &due);
 	if (due >= RUN_GONE_BATCH || (due && now - r->last_settle >= RUN_GONE_AGE_NS)) {
 		procs__forget_gone(r->procs, before, r->tool.on_gone, r->tool.ctx);
 		r->last_settle = now;
 		return;
 	}
-	/* None an event met: forgotten without a settle (nothing of theirs to read). */
-	if (n && !due)
-		procs__forget_gone(r->procs, before, r->tool.on_gone, r->tool.ctx);
 	if (now - r->last_settle >= RUN_GONE_AGE_NS) {
 		/* No exit due: a settle all the same, for the counts of superseded mappings. */
 		r->tool.on_gone(r->tool.ctx, NULL, 0);

@@ -143,6 +143,7 @@ static void check_met_only(struct proc_registry *r)
 {
 	const int met = 2000000021, unmet = 2000000022, early = 2000000023, late = 2000000024;
 	struct heard h = { 0 };
+	uint64_t forgotten;
 	size_t due;
 
 	procs__settle_met_only(r, true);
@@ -161,6 +162,23 @@ static void check_met_only(struct proc_registry *r)
 	CHECK_EQ_U64(procs__forget_gone(r, 1500, settle_met, &h), 0);
 	CHECK(h.calls == 1 && h.n == 1 && h.pids[0] == met);
 
+	/* Forgotten at once, the met one still queued behind it. */
+	procs__fork(r, getpid(), unmet, 1500);
+	procs__fork(r, getpid(), met, 1500);
+	CHECK_EQ_U64(procs__see(r, met, 1510), 0);
+	procs__exit(r, met, 1520);
+	procs__exit(r, unmet, 1530);
+	procs__forget_unmet(r, 1525); /* exits before 1525 only */
+	CHECK_EQ_U64(procs__gone_ready(r, 1600, &due), 2);
+	CHECK_EQ_U64(due, 1);
+	forgotten = procs__stats(r)->forgotten;
+	procs__forget_unmet(r, 1600);
+	CHECK_EQ_U64(procs__stats(r)->forgotten, forgotten + 1);
+	CHECK_EQ_U64(procs__gone_ready(r, 1600, &due), 1);
+	CHECK_EQ_U64(due, 1);
+	CHECK_EQ_U64(procs__forget_gone(r, 1600, settle_met, &h), 0);
+	CHECK(h.calls == 2 && h.n == 2 && h.pids[1] == met);
+
 	procs__fork(r, getpid(), early, 1600);
 	procs__fork(r, getpid(), late, 1800);
 	procs__unseen_events(r, 1700);
@@ -169,7 +187,7 @@ static void check_met_only(struct proc_registry *r)
 	CHECK_EQ_U64(procs__gone_ready(r, 2000, &due), 2);
 	CHECK_EQ_U64(due, 1);
 	CHECK_EQ_U64(procs__forget_gone(r, 2000, settle_met, &h), 0);
-	CHECK(h.calls == 2 && h.n == 2 && h.pids[1] == early);
+	CHECK(h.calls == 3 && h.n == 3 && h.pids[2] == early);
 	procs__settle_met_only(r, false);
 }
 
