@@ -132,6 +132,17 @@ static void settle_met(void *ctx, const int *pids, size_t n)
 		h->pids[h->n++] = pids[i];
 }
 
+/* One exit ready before @before, to settle: settle_met hears @pid, in a call of its own. */
+static void expect_settles(struct proc_registry *r, uint64_t before, struct heard *h, int pid)
+{
+	size_t calls = h->calls, due;
+
+	CHECK_EQ_U64(procs__gone_ready(r, before, &due), 1);
+	CHECK_EQ_U64(due, 1);
+	CHECK_EQ_U64(procs__forget_gone(r, before, settle_met, h), 0);
+	CHECK(h->calls == calls + 1 && h->n == calls + 1 && h->pids[calls] == pid);
+}
+
 /*
  * procs__settle_met_only(): an exited process no event met is forgotten
  * unheard; one an event met is heard; and after procs__unseen_events(), so
@@ -157,10 +168,7 @@ static void check_met_only(struct proc_registry *r)
 	CHECK_EQ_U64(h.calls, 0);
 	CHECK_EQ_U64(procs__gone_ready(r, 1300, &due), 0);
 	procs__exit(r, met, 1400);
-	CHECK_EQ_U64(procs__gone_ready(r, 1500, &due), 1);
-	CHECK_EQ_U64(due, 1);
-	CHECK_EQ_U64(procs__forget_gone(r, 1500, settle_met, &h), 0);
-	CHECK(h.calls == 1 && h.n == 1 && h.pids[0] == met);
+	expect_settles(r, 1500, &h, met);
 
 	/* Forgotten at once, the met one still queued behind it. */
 	procs__fork(r, getpid(), unmet, 1500);
@@ -174,10 +182,7 @@ static void check_met_only(struct proc_registry *r)
 	forgotten = procs__stats(r)->forgotten;
 	procs__forget_unmet(r, 1600);
 	CHECK_EQ_U64(procs__stats(r)->forgotten, forgotten + 1);
-	CHECK_EQ_U64(procs__gone_ready(r, 1600, &due), 1);
-	CHECK_EQ_U64(due, 1);
-	CHECK_EQ_U64(procs__forget_gone(r, 1600, settle_met, &h), 0);
-	CHECK(h.calls == 2 && h.n == 2 && h.pids[1] == met);
+	expect_settles(r, 1600, &h, met);
 
 	procs__fork(r, getpid(), early, 1600);
 	procs__fork(r, getpid(), late, 1800);
