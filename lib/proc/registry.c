@@ -39,6 +39,8 @@ struct reg_proc {
 	bool based;          /* its image is known: a /proc read, an exec or a fork */
 	bool unread;         /* exec_read_late: known from records only, /proc not read yet */
 	bool gone_counted;
+	bool met;            /* an event of it was seen (procs__see()) */
+	bool push_due;       /* procs__push_met_only(): its mappings changed, the listener not told */
 };
 
 struct reg_str {
@@ -59,6 +61,9 @@ struct proc_registry {
 	struct procs_listener listener;
 	struct procs_stats stats;
 	bool exec_read_late; /* procs__read_exec_late() */
+	bool settle_met_only; /* procs__settle_met_only() */
+	bool push_met_only;   /* procs__push_met_only() */
+	uint64_t unseen_ts;   /* procs__unseen_events(): processes based by then settle anyway */
 };
 
 uint64_t procs_now(void)
@@ -191,14 +196,20 @@ static int procs__tl_map(struct proc_registry *r, struct reg_proc *p, int pid,
 	return 0;
 }
 
-/* Tells the listener @pid's live mappings. */
-static void procs__push(struct proc_registry *r, int pid, const struct reg_proc *p)
+/*
+ * Tells the listener @pid's live mappings; under procs__push_met_only() not
+ * before an event meets @p (procs__see()), nor after its exit.
+ */
+static void procs__push(struct proc_registry *r, int pid, struct reg_proc *p)
 {
 	const struct tl_map **live = NULL;
 	struct proc_map *maps = NULL;
 	size_t n, i;
 
 	if (!r->listener.maps)
+		return;
+	p->push_due = r->push_met_only && !p->met;
+	if (p->push_due)
 		return;
 	n = timeline__live(&p->tl, NULL, 0);
 	live = calloc(n ? n : 1, sizeof(*live));
@@ -219,6 +230,13 @@ static void procs__push(struct proc_registry *r, int pid, const struct reg_proc 
 out:
 	free(live);
 	free(maps);
+}
+
+/* After a /proc read that failed (@err): the listener is told what the records said. */
+static void procs__push_due(struct proc_registry *r, int pid, struct reg_proc *p, int err)
+{
+	if (err && p->push_due)
+		procs__push(r, pid, p);
 }
 
 static void procs__oom(int pid)
@@ -296,8 +314,12 @@ void procs__listen(struct proc_registry *r, const struct procs_listener *l)
  */
 static int procs__read_late(struct proc_registry *r, struct reg_proc *p, int pid)
 {
+	int err;
+
 	p->unread = false;
-	return procs__read(r, p, pid) == -ENOMEM ? -ENOMEM : 0;
+	err = procs__read(r, p, pid);
+	procs__push_due(r, pid, p, err);
+	return err == -ENOMEM ? -ENOMEM : 0;
 }
 
 void procs__read_exec_late(struct proc_registry *r, bool late)
@@ -312,12 +334,20 @@ int procs__see(struct proc_registry *r, int pid, uint64_t ts)
 
 	if (pid <= 0)
 		return -EINVAL; /* the idle tasks: no user space */
-	if (p && p->based && !(p->exit_ts && ts > p->exit_ts))
-		return p->unread && !p->exit_ts ? procs__read_late(r, p, pid) : 0;
+	if (p)
+		p->met = true;
+	if (p && p->based && !(p->exit_ts && ts > p->exit_ts)) {
+		if (p->unread && !p->exit_ts)
+			return procs__read_late(r, p, pid); /* told after the read */
+		if (p->push_due && !p->exit_ts)
+			procs__push(r, pid, p);
+		return 0;
+	}
 	if (!p && !(p = procs__get(r, pid))) {
 		procs__oom(pid);
 		return -ENOMEM;
 	}
+	p->met = true;
 	if (p->exit_ts && ts > p->exit_ts) {
 		/* The pid was reused, and its fork was not seen: a new process from its exit on. */
 		p->image_ts = p->exit_ts;
@@ -326,6 +356,7 @@ int procs__see(struct proc_registry *r, int pid, uint64_t ts)
 	}
 	err = procs__read(r, p, pid);
 	p->unread = false;
+	procs__push_due(r, pid, p, err);
 	if (err == -ESRCH && !p->based && !p->tl.n && !p->gone_counted) {
 		p->gone_counted = true;
 		r->stats.pid_gone++;
@@ -475,17 +506,73 @@ size_t procs__find_exits(struct proc_registry *r, uint64_t ts)
 	return d.n;
 }
 
-size_t procs__gone_ready(const struct proc_registry *r, uint64_t before, uint64_t *oldest)
+void procs__push_met_only(struct proc_registry *r, bool on)
 {
-	size_t i, n = 0;
+	r->push_met_only = on;
+}
 
-	*oldest = 0;
+void procs__settle_met_only(struct proc_registry *r, bool on)
+{
+	r->settle_met_only = on;
+}
+
+void procs__unseen_events(struct proc_registry *r, uint64_t ts)
+{
+	if (ts > r->unseen_ts)
+		r->unseen_ts = ts;
+}
+
+/*
+ * Has @p anything to settle? Not when only processes an event met can hold
+ * stacks, and no event met it: most short processes of a busy machine (a
+ * shell loop's /bin/true is sampled one time in ten at 99 Hz), whose
+ * settling read every in-kernel count again for nothing. One based no later
+ * than the last sign of events that reached no one (procs__unseen_events())
+ * may hold counts all the same.
+ */
+static bool procs__to_settle(const struct proc_registry *r, const struct reg_proc *p)
+{
+	return !r->settle_met_only || p->met || p->image_ts <= r->unseen_ts;
+}
+
+size_t procs__gone_ready(const struct proc_registry *r, uint64_t before, size_t *settle)
+{
+	const struct reg_proc *p;
+	size_t i;
+
+	*settle = 0;
 	for (i = 0; i < r->ngone && r->gone[i].exit_ts < before; i++) {
-		if (!n)
-			*oldest = r->gone[i].exit_ts;
-		n++;
+		p = procs__still_gone(r, &r->gone[i]);
+		*settle += p && procs__to_settle(r, p);
 	}
-	return n;
+	return i;
+}
+
+/* Forgets exited @p (@pid): its mappings go, then the listener's forgotten() hears. */
+static void procs__forget(struct proc_registry *r, struct reg_proc *p, int pid)
+{
+	htab__remove(&r->procs, &p->node);
+	timeline__release(&p->tl);
+	free(p);
+	r->stats.forgotten++;
+	if (r->listener.forgotten)
+		r->listener.forgotten(r->listener.ctx, pid);
+}
+
+void procs__forget_unmet(struct proc_registry *r, uint64_t before)
+{
+	struct reg_proc *p;
+	size_t i, k = 0;
+
+	for (i = 0; i < r->ngone && r->gone[i].exit_ts < before; i++) {
+		p = procs__still_gone(r, &r->gone[i]);
+		if (p && procs__to_settle(r, p))
+			r->gone[k++] = r->gone[i];
+		else if (p)
+			procs__forget(r, p, r->gone[i].pid);
+	}
+	memmove(r->gone + k, r->gone + i, (r->ngone - i) * sizeof(*r->gone));
+	r->ngone -= i - k;
 }
 
 int procs__forget_gone(struct proc_registry *r, uint64_t before, procs_settle_fn settle,
@@ -502,21 +589,17 @@ int procs__forget_gone(struct proc_registry *r, uint64_t before, procs_settle_fn
 	pids = calloc(n, sizeof(*pids));
 	if (!pids)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if (procs__still_gone(r, &r->gone[i]))
+	for (i = 0; i < n; i++) {
+		p = procs__still_gone(r, &r->gone[i]);
+		if (p && procs__to_settle(r, p))
 			pids[k++] = r->gone[i].pid;
+	}
 	if (settle && k)
 		settle(ctx, pids, k);
 	for (i = 0; i < n; i++) {
 		p = procs__still_gone(r, &r->gone[i]);
-		if (!p)
-			continue; /* the pid lives again (or was forgotten): kept */
-		htab__remove(&r->procs, &p->node);
-		timeline__release(&p->tl);
-		free(p);
-		r->stats.forgotten++;
-		if (r->listener.forgotten)
-			r->listener.forgotten(r->listener.ctx, r->gone[i].pid);
+		if (p) /* else the pid lives again (or was forgotten): kept */
+			procs__forget(r, p, r->gone[i].pid);
 	}
 	r->ngone -= n;
 	memmove(r->gone, r->gone + n, r->ngone * sizeof(*r->gone));

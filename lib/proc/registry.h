@@ -127,17 +127,43 @@ void procs__exit(struct proc_registry *r, int pid, uint64_t ts);
 size_t procs__find_exits(struct proc_registry *r, uint64_t ts);
 
 /**
+ * procs__push_met_only() - whether the listener's maps() hears only of
+ * processes an event met (procs__see()): one met later is told its
+ * mappings then, unless it has exited by then. Most processes of a busy
+ * machine are never sampled, and each change of each one's mappings (a
+ * fork, an exec, the libraries it maps) was copied to every view. Off by
+ * default.
+ */
+void procs__push_met_only(struct proc_registry *r, bool on);
+
+/**
+ * procs__settle_met_only() - whether only the processes an event met
+ * (procs__see()) can hold stacks to settle: then procs__forget_gone()
+ * forgets the others without @settle hearing of them. Off by default.
+ */
+void procs__settle_met_only(struct proc_registry *r, bool on);
+
+/**
+ * procs__unseen_events() - events may have been counted by @ts that no
+ * procs__see() told of (their records found no room): the processes based
+ * by then (exec'ed, forked or read) are settled even if no event met them.
+ */
+void procs__unseen_events(struct proc_registry *r, uint64_t ts);
+
+/**
  * procs__gone_ready() - how many queued exits happened before @before.
- * @oldest: receives the time of the first of them (0 when none)
+ * @settle: receives how many of them procs__forget_gone() would settle
+ * (alive again since, or left out by procs__settle_met_only(): not)
  *
  * Return: their number.
  */
-size_t procs__gone_ready(const struct proc_registry *r, uint64_t before, uint64_t *oldest);
+size_t procs__gone_ready(const struct proc_registry *r, uint64_t before, size_t *settle);
 
 /**
  * procs__forget_gone() - forget the processes that exited before @before
  * and whose pid was not reused since: @settle first hears them all (it
- * resolves whatever stacks of theirs it holds), then their mappings are
+ * resolves whatever stacks of theirs it holds; only those an event met under
+ * procs__settle_met_only(); not called when none), then their mappings are
  * dropped and the listener's forgotten() hears each. An event of such a
  * process read after this finds nothing known of it (procs__see() reads
  * /proc again): call it only for exits older than any event still in flight.
@@ -146,6 +172,15 @@ size_t procs__gone_ready(const struct proc_registry *r, uint64_t before, uint64_
  */
 int procs__forget_gone(struct proc_registry *r, uint64_t before, procs_settle_fn settle,
 		       void *ctx);
+
+/**
+ * procs__forget_unmet() - forget at once, as procs__forget_gone() would, the
+ * processes that exited before @before and that it would not settle
+ * (procs__settle_met_only()); the others stay queued, in order. Under churn
+ * most exits are of such processes: gone from the queue, they are not
+ * looked at again at every poll while the met ones wait for their batch.
+ */
+void procs__forget_unmet(struct proc_registry *r, uint64_t before);
 
 /**
  * procs__set_maps() - install @maps as what @pid mapped at @ts, as if read

@@ -185,9 +185,14 @@ static void run__table_release(void *ctx, const struct unwind_table *t)
  * its way (RUN_GONE_GRACE_NS after the exit: the ring buffer and the
  * joiner hold events far shorter), in batches, since the tool reads the
  * kernel's counts before it settles them: every RUN_GONE_BATCH exits, or
- * RUN_GONE_AGE_NS after the last settling when fewer wait. Memory then
- * stays flat however many processes come and go. Not when recording (a
- * replay must make the same /proc reads) nor replaying. (The age was the
+ * RUN_GONE_AGE_NS after the last settling when fewer wait. Only exits of
+ * processes an event met count (procs__settle_met_only()): the others
+ * have no stacks, and are forgotten at once; a /bin/true loop's processes,
+ * mostly never sampled, settled ~13 times a second, each settle reading
+ * every count in the kernel (a quarter of the loop's CPU). Memory then
+ * stays flat however many processes come and go. A recording settles
+ * every exit (a replay has no "met" to go by) and writes where it forgot
+ * (run__forget()); a replay forgets only there. (The age was the
  * oldest waiting exit's, which the grace had already made as old: with a
  * few exits a second on the machine, every poll settled, and each settling
  * walks the count maps.)
@@ -229,18 +234,51 @@ static void run__forget(struct st_run *r, uint64_t before)
 	procs__forget_gone(r->procs, before, run__settle, r);
 }
 
+/*
+ * Has an event been counted since the last look that no record told user
+ * space of (its record found no room: counted in the kernel, or its key
+ * made and the record then dropped)? Then the processes known by now may
+ * hold counts though no event met them (procs__unseen_events()). Looked at
+ * every RUN_UNSEEN_CHECK_NS, well within RUN_GONE_GRACE_NS: an exit ready
+ * to settle is older than the grace, so the last look came after every
+ * event of its process.
+ */
+#define RUN_UNSEEN_CHECK_NS (RUN_GONE_GRACE_NS / 2)
+
+static void run__find_unseen(struct st_run *r, uint64_t now)
+{
+	uint64_t st[ST_STAT_MAX], unseen;
+
+	if (!r->session || now - r->unseen_check < RUN_UNSEEN_CHECK_NS)
+		return;
+	r->unseen_check = now;
+	if (session__stats(r->session, st)) {
+		procs__unseen_events(r->procs, now); /* not known: as if */
+		return;
+	}
+	unseen = st[ST_STAT_AGG_RESCUED] + st[ST_DROP_RINGBUF_FULL] + st[ST_DROP_AGG_FULL];
+	if (unseen != r->unseen)
+		procs__unseen_events(r->procs, now);
+	r->unseen = unseen;
+}
+
 static void run__forget_gone(struct st_run *r, uint64_t now)
 {
-	uint64_t before = now > RUN_GONE_GRACE_NS ? now - RUN_GONE_GRACE_NS : 0, oldest;
-	size_t n;
+	uint64_t before = now > RUN_GONE_GRACE_NS ? now - RUN_GONE_GRACE_NS : 0;
+	size_t due;
 
 	if (!r->tool.on_gone || st_run_replaying())
 		return;
-	n = procs__gone_ready(r->procs, before, &oldest);
-	if (n >= RUN_GONE_BATCH || (n && now - r->last_settle >= RUN_GONE_AGE_NS)) {
+	run__find_unseen(r, now);
+	/* Those no event met: forgotten without a settle (nothing of theirs to read). */
+	procs__forget_unmet(r->procs, before);
+	procs__gone_ready(r->procs, before, &due);
+	if (due >= RUN_GONE_BATCH || (due && now - r->last_settle >= RUN_GONE_AGE_NS)) {
 		run__forget(r, before);
 		r->last_settle = now;
-	} else if (!r->rec && now - r->last_settle >= RUN_GONE_AGE_NS) {
+		return;
+	}
+	if (!r->rec && now - r->last_settle >= RUN_GONE_AGE_NS) {
 		/* No exit due: a settle all the same, for the counts of superseded mappings. */
 		r->tool.on_gone(r->tool.ctx, NULL, 0);
 		r->last_settle = now;
@@ -436,7 +474,11 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 		bpf_tables__set_hooks(r->tables, &hooks);
 		/* Nor reads the maps of a process it has not met (its records suffice until then). */
 		procs__read_exec_late(r->procs, hooks.when_met && !r->rec);
+		/* Nor do the views hear of a process it has not met (bpf_tables__fork() clears its entry). */
+		procs__push_met_only(r->procs, hooks.when_met && !r->rec);
 	}
+	/* Stacks come only from events, each of which meets its process first (run__on_event()). */
+	procs__settle_met_only(r->procs, !rp && !r->rec);
 	err = run__copy_setup(r, common, &src);
 	if (err)
 		return err;

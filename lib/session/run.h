@@ -38,6 +38,8 @@ struct st_run {
 	uint64_t next_exit_check; /* when to look again for exit records lost (run__find_exits()) */
 	uint64_t proc_drops;      /* process records lost as of the last look */
 	uint64_t last_settle;     /* when the tool last settled (run__forget_gone()) */
+	uint64_t unseen;          /* events counted with no record, as of the last look */
+	uint64_t unseen_check;    /* when that look was (run__find_unseen()) */
 };
 
 /**

@@ -18,6 +18,7 @@
 #include "lib/unwind/page_index.h"
 #include "lib/unwind/row_space.h"
 #include "lib/unwind/table.h"
+#include "lib/util/grow.h"
 #include "lib/util/htab.h"
 #include "lib/util/log.h"
 
@@ -53,6 +54,7 @@ struct loaded_proc {
 	size_t npending;
 	bool met; /* when_met: an event of it arrived, so its tables are loaded */
 	bool clear; /* unmet, and known to have no st_uprocs entry (none put, none copied) */
+	bool clear_due; /* unmet, its fork's copy of its parent's entry deleted later (t->due) */
 };
 
 /* Rows written per batch update: 64k rows, a 256 KiB index array. */
@@ -74,6 +76,8 @@ struct bpf_tables {
 	struct htab over_cap; /* struct over_cap_file */
 	int *waiting;      /* lazy: pids with pending tables, oldest first */
 	size_t nwaiting, waiting_cap;
+	int *due;          /* when_met: pids whose entry, a fork's copy, goes before rows are freed */
+	size_t ndue, due_cap;
 	const struct unwind_table **idle; /* tables no live process maps, least recent first */
 	size_t nidle, idle_cap;
 	uint64_t idle_rows;
@@ -141,9 +145,50 @@ static struct loaded_file *tables__find_file(struct bpf_tables *t, const struct 
 	return NULL;
 }
 
+static struct loaded_proc *tables__proc(struct bpf_tables *t, int pid);
+
+/*
+ * The copies of their parents' entries that forks made (bpf_tables__fork())
+ * go now, before any rows are freed: those rows are all they may name. Most
+ * such children exec or exit first, and BPF then deletes the copy itself: a
+ * delete at each fork was a syscall for every short process.
+ */
+static void tables__clear_due(struct bpf_tables *t)
+{
+	struct loaded_proc *lp;
+	__u32 key;
+	size_t i;
+
+	for (i = 0; i < t->ndue; i++) {
+		lp = tables__proc(t, t->due[i]);
+		if (!lp || !lp->clear_due)
+			continue; /* gone, or met and put since */
+		key = t->due[i];
+		bpf_map_delete_elem(t->procs_fd, &key);
+		lp->clear_due = false;
+		lp->clear = true;
+	}
+	t->ndue = 0;
+}
+
+/* Before the due list grows: the pids that exited or were met since leave it. */
+static void tables__compact_due(struct bpf_tables *t)
+{
+	const struct loaded_proc *lp;
+	size_t i, k = 0;
+
+	for (i = 0; i < t->ndue; i++) {
+		lp = tables__proc(t, t->due[i]);
+		if (lp && lp->clear_due)
+			t->due[k++] = t->due[i];
+	}
+	t->ndue = k;
+}
+
 /* @f's range of st_urows goes back to the free space, and @f from the loaded files. */
 static void tables__free_rows(struct bpf_tables *t, struct loaded_file *f)
 {
+	tables__clear_due(t);
 	if (f->nrows && !row_space__free(&t->space, f->first_row, f->nrows + f->ix_blocks)) {
 		t->st.rows_freed += f->nrows + f->ix_blocks;
 		t->st.index_slots -= f->ix_blocks;
@@ -452,7 +497,7 @@ static int tables__set_users(struct bpf_tables *t, int pid, const struct unwind_
 		free(tabs);
 		return -ENOMEM;
 	}
-	lp->clear = false; /* its entry is put next */
+	lp->clear = lp->clear_due = false; /* its entry is put next */
 	for (i = 0; i < n; i++)
 		tables__find_file(t, tabs[i])->users++;
 	old = lp->tabs;
@@ -627,6 +672,7 @@ static int tables__wait_unmet(struct bpf_tables *t, int pid, const struct proc_m
 	if (!lp->clear)
 		bpf_map_delete_elem(t->procs_fd, &key);
 	lp->clear = true;
+	lp->clear_due = false;
 	return tables__wait(t, pid, maps, n);
 }
 
@@ -643,27 +689,45 @@ void bpf_tables__fork(struct bpf_tables *t, int parent, int child)
 	if (!t->hooks.when_met)
 		return;
 	lp = tables__new_proc(t, child);
-	if (lp && !lp->met)
-		lp->clear = pp && !pp->met && pp->clear;
+	if (!lp || lp->met)
+		return;
+	lp->clear = pp && !pp->met && pp->clear;
+	if (lp->clear || lp->clear_due)
+		return;
+	if (t->ndue == t->due_cap)
+		tables__compact_due(t);
+	if (array_reserve((void **)&t->due, &t->due_cap, t->ndue + 1, sizeof(*t->due))) {
+		__u32 key = child;
+
+		bpf_map_delete_elem(t->procs_fd, &key); /* no room to note it: at once */
+		lp->clear = true;
+		return;
+	}
+	t->due[t->ndue++] = child;
+	lp->clear_due = true;
+}
+
+/* when_met: is @pid one no event has met yet (tables__wait_unmet())? */
+static bool tables__unmet(struct bpf_tables *t, int pid)
+{
+	const struct loaded_proc *lp = t->hooks.when_met ? tables__proc(t, pid) : NULL;
+
+	return t->hooks.when_met && (!lp || !lp->met);
 }
 
 int bpf_tables__set_maps(struct bpf_tables *t, int pid, const struct proc_map *maps, size_t n)
 {
-	struct st_uproc *p = calloc(1, sizeof(*p));
-	const struct unwind_table **tabs = calloc(n ? n : 1, sizeof(*tabs));
+	struct st_uproc *p;
+	const struct unwind_table **tabs;
 	size_t i, ntabs = 0;
 	bool waits = false;
 	int err = -ENOMEM;
 
-	if (t->hooks.when_met) {
-		const struct loaded_proc *lp = tables__proc(t, pid);
-
-		if (!lp || !lp->met) {
-			free(p);
-			free(tabs);
-			return tables__wait_unmet(t, pid, maps, n);
-		}
-	}
+	/* Before the entry is allocated: it is large (ST_UNW_MAX_MAPS mappings), and most are unmet. */
+	if (tables__unmet(t, pid))
+		return tables__wait_unmet(t, pid, maps, n);
+	p = calloc(1, sizeof(*p));
+	tabs = calloc(n ? n : 1, sizeof(*tabs));
 	if (!p || !tabs)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -715,7 +779,12 @@ void bpf_tables__remove_process(struct bpf_tables *t, int pid)
 	__u32 key = pid;
 	size_t i;
 
-	if (!lp || !lp->clear) /* BPF may have deleted it at the exit */
+	/*
+	 * BPF may have deleted it at the exit; it surely did an unmet fork's
+	 * copy (an exit record comes after that delete), and user space put
+	 * none for it.
+	 */
+	if (!lp || !(lp->clear || lp->clear_due))
 		bpf_map_delete_elem(t->procs_fd, &key);
 	tables__unwait(t, pid);
 	if (!lp)
@@ -852,6 +921,7 @@ void bpf_tables__free(struct bpf_tables *t)
 	row_space__release(&t->space);
 	free(t->idle);
 	free(t->waiting);
+	free(t->due);
 	free(t->files);
 	free(t);
 }

@@ -235,7 +235,8 @@ static void check_find_exits(void)
 {
 	struct proc_registry *r = procs__new();
 	pid_t kept, killed;
-	uint64_t oldest, t;
+	uint64_t t;
+	size_t due;
 	int i;
 
 	CHECK(r != NULL);
@@ -257,13 +258,75 @@ static void check_find_exits(void)
 	CHECK(waitpid(killed, NULL, 0) == killed);
 	t = procs_now();
 	CHECK_EQ_U64(procs__find_exits(r, t), 1);
-	CHECK_EQ_U64(procs__gone_ready(r, t + 1, &oldest), 1);
-	CHECK_EQ_U64(oldest, t);
+	CHECK_EQ_U64(procs__gone_ready(r, t + 1, &due), 1);
+	CHECK_EQ_U64(due, 1);
 	CHECK_EQ_U64(procs__stats(r)->exits_found, 1);
 	CHECK_EQ_U64(procs__find_exits(r, procs_now()), 0); /* already gone: not again */
-	CHECK_EQ_U64(procs__gone_ready(r, procs_now(), &oldest), 1);
+	CHECK_EQ_U64(procs__gone_ready(r, procs_now(), &due), 1);
 	kill(kept, SIGKILL);
 	CHECK(waitpid(kept, NULL, 0) == kept);
+	procs__free(r);
+}
+
+/* What the listener heard: maps() calls per pid, and the count of mappings at the last one. */
+struct pushes {
+	int pid[4];
+	size_t calls[4], nmaps[4];
+};
+
+static void pushes__maps(void *ctx, int pid, const struct proc_map *maps, size_t n)
+{
+	struct pushes *p = ctx;
+	size_t i;
+
+	(void)maps;
+	for (i = 0; i < 4; i++) {
+		if (p->pid[i] == pid) {
+			p->calls[i]++;
+			p->nmaps[i] = n;
+		}
+	}
+}
+
+/*
+ * procs__push_met_only(): a process no event met is not told to the
+ * listener, however its mappings change (fork, exec, map); its first event
+ * tells its mappings as the records made them, once; later changes are told
+ * at once. One met only after its exit is not told (no view may load it).
+ */
+static void check_push_met_only(void)
+{
+	const int a = 2000000031, b = 2000000032;
+	struct proc_registry *r = procs__new();
+	struct pushes p = { .pid = { a, b } };
+	struct proc_map lib = { .start = 0x10000, .end = 0x20000, .inode = 1, .prot = PROC_MAP_X,
+				.path = "/nonexistent/liba.so" };
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	procs__listen(r, &(struct procs_listener){ .maps = pushes__maps, .ctx = &p });
+	procs__push_met_only(r, true);
+	procs__fork(r, getpid(), a, 100); /* this process: met by the fork, told */
+	procs__fork(r, getpid(), b, 100);
+	procs__exec(r, a, 200);
+	procs__map(r, a, 300, &lib);
+	procs__exec(r, b, 200);
+	CHECK_EQ_U64(p.calls[0], 0);
+	CHECK_EQ_U64(procs__see(r, a, 400), 0); /* based by its records: no /proc read */
+	CHECK_EQ_U64(p.calls[0], 1);
+	CHECK_EQ_U64(p.nmaps[0], 1);
+	CHECK_EQ_U64(procs__see(r, a, 450), 0);
+	CHECK_EQ_U64(p.calls[0], 1);
+	lib.start = 0x30000;
+	lib.end = 0x40000;
+	procs__map(r, a, 500, &lib);
+	CHECK_EQ_U64(p.calls[0], 2);
+	CHECK_EQ_U64(p.nmaps[0], 2);
+	procs__exit(r, b, 600);
+	CHECK_EQ_U64(procs__see(r, b, 550), 0); /* an event read after its exit */
+	CHECK_EQ_U64(p.calls[1], 0);
+	procs__listen(r, NULL);
 	procs__free(r);
 }
 
@@ -287,6 +350,7 @@ int main(void)
 	procs__free(r);
 	check_exec_late(addr, &e);
 	check_find_exits();
+	check_push_met_only();
 	elf_file__free(self);
 	CHECK(reg_test_target(1) == 10);
 	return CHECK_DONE();
