@@ -191,7 +191,7 @@ static struct report_key *report__key(struct report *r, int pid, const char *com
 	k->pid = (uint64_t)pid;
 	k->nk = nk;
 	k->nu = nu;
-	if (r->flags & REPORT_BY_PID)
+	if (r->flags & (REPORT_BY_PID | REPORT_BY_COMM))
 		strncpy(k->comm, comm, ST_COMM_LEN - 1);
 	for (i = 0; i < n; i++) {
 		k->w[at++] = (uintptr_t)frames[i].name | (frames[i].kind & 7);

@@ -105,9 +105,10 @@ static inline void report_stack__prefetch(const struct report_stack *s)
 }
 
 /* report__new() flags: what keeps two stacks apart besides their frames' names. */
-#define REPORT_BY_PID (1u << 0) /* the process (pid and comm) */
-#define REPORT_ADDRS (1u << 1)  /* each frame's address (-v) */
-#define REPORT_LINES (1u << 2)  /* source file and line; without it they are dropped */
+#define REPORT_BY_PID (1u << 0)  /* the process (pid and comm) */
+#define REPORT_ADDRS (1u << 1)   /* each frame's address (-v) */
+#define REPORT_LINES (1u << 2)   /* source file and line; without it they are dropped */
+#define REPORT_BY_COMM (1u << 3) /* the comm: every output that prints it (all but text) */
 
 /* What count and weight mean, for writers that say so (pprof sample types, perf-script). */
 enum report_value {

@@ -416,7 +416,13 @@ void st_common_opts__config(const struct st_common_opts *o, struct st_config *cf
 
 unsigned st_common_opts__report_flags(const struct st_common_opts *o)
 {
-	return (o->addrs ? REPORT_ADDRS : 0) | (o->lines ? REPORT_LINES : 0);
+	/*
+	 * Folded lines, flame graphs, pprof and the rest name the comm with
+	 * each stack: two commands' equal stacks stay two there. Text prints
+	 * it only with -P, and without it merges them, as bcc's stackcount.
+	 */
+	return (o->addrs ? REPORT_ADDRS : 0) | (o->lines ? REPORT_LINES : 0) |
+	       (o->format != OUT_FMT_TEXT ? REPORT_BY_COMM : 0);
 }
 
 FILE *st_common_opts__open_output(const struct st_common_opts *o)

@@ -68,3 +68,34 @@ expect_eq count-uprobe-fp "$(cat "$TMP/fp.out")" \
 run_traced entryfp "$CHAIN" -l $N -- count --unwind=fp -U -p @PID@ u:c:getppid
 expect_eq count-uprobe-entry-fp "$(cat "$TMP/entryfp.out")" \
 	"$(stack_block getppid leaf c b a main $LIBC_START_FP "$FP_STOP" $N)"
+
+# Two commands, one stack: a folded line names its comm, so one chain run
+# under two names (the second through a symlink: a task's comm is the name
+# it was exec'ed by) is two lines of NCOMM each, never one line of 2 NCOMM
+# under the first name. Text names no comm without -P and merges them into
+# one block, as bcc's stackcount does.
+NCOMM=20
+cp "$CHAIN" "$TMP/chain_one"
+ln -s "$TMP/chain_one" "$TMP/chain_two"
+# two_comms NAME ARGS...: stacktap ARGS while both names run the chain NCOMM times.
+two_comms() {
+	local name=$1 spid i; shift
+	"$ST" "$@" > "$TMP/$name.out" 2> "$TMP/$name.err" &
+	spid=$!
+	ST_PIDS+=("$spid")
+	wait_for_line "$TMP/$name.err" '^Tracing' || fail "$name-attach" "$(cat "$TMP/$name.err")"
+	for ((i = 0; i < NCOMM; i++)); do
+		"$TMP/chain_one" 1 > /dev/null
+		"$TMP/chain_two" 1 > /dev/null
+	done
+	kill -INT "$spid"
+	wait "$spid"
+	expect_eq "$name-exit" "$?" 0
+}
+two_comms comms-folded count -f "u:$TMP/chain_one:leaf"
+expect_eq count-two-comms-folded "$(sort "$TMP/comms-folded.out")" \
+	"$(printf '%s;_start;__libc_start_main;__libc_start_call_main;main;a;b;c;leaf %s\n' \
+		chain_one $NCOMM chain_two $NCOMM)"
+two_comms comms-text count "u:$TMP/chain_one:leaf"
+expect_eq count-two-comms-text "$(cat "$TMP/comms-text.out")" \
+	"$(stack_block leaf c b a main $LIBC_START $((2 * NCOMM)))"
