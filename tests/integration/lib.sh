@@ -114,6 +114,21 @@ release() {
 		{ fail "release" "no workload read $1 within 30 s"; return 1; }
 }
 
+# run_during NAME FN STACKTAP_ARGS...: stacktap STACKTAP_ARGS, output in
+# $TMP/NAME.{out,err}, while the shell function FN runs; then Ctrl-C, and
+# the check NAME-exit that it exits 0.
+run_during() {
+	local name=$1 fn=$2 spid; shift 2
+	"$ST" "$@" > "$TMP/$name.out" 2> "$TMP/$name.err" &
+	spid=$!
+	ST_PIDS+=("$spid")
+	wait_for_line "$TMP/$name.err" '^Tracing' || fail "$name-attach" "$(cat "$TMP/$name.err")"
+	"$fn"
+	kill -INT "$spid"
+	wait "$spid"
+	expect_eq "$name-exit" "$?" 0
+}
+
 # run_traced NAME WORKLOAD_ARGS -- STACKTAP_ARGS: the workload waits on a fifo
 # until the tracer has attached; stdout/stderr of stacktap land in $TMP/NAME.{out,err}.
 # wait_tables NAME PID: unwind tables are built after attach, and until then

@@ -16,28 +16,20 @@ LIBC_START="__libc_start_call_main __libc_start_main _start"
 # A private copy: only this test's processes reach its uprobe.
 cp "$W/chain_fp" "$TMP/chain_churn"
 
-# churn NAME ARGS...: stacktap ARGS (a count of the uprobe, --debug) while
-# the NPROC processes run, stopped with Ctrl-C once they are forgotten.
-churn() {
-	local name=$1 spid i; shift
-	"$ST" "$@" > "$TMP/$name.out" 2> "$TMP/$name.err" &
-	spid=$!
-	ST_PIDS+=("$spid")
-	wait_for_line "$TMP/$name.err" '^Tracing' || fail "$name-attach" "$(cat "$TMP/$name.err")"
+# The NPROC processes, then time for the registry to forget them.
+churn_procs() {
+	local i
 	for ((i = 0; i < NPROC; i++)); do "$TMP/chain_churn" 1 > /dev/null; done
 	# Long enough for the exits to pass the grace (1 s) and the batch age (5 s)
 	# of lib/session/run.c, with room for a loaded machine: a wait, not a measure.
 	sleep 10
-	kill -INT "$spid"
-	wait "$spid"
-	expect_eq "$name-exit" "$?" 0
 }
 
 # The "resolved early" and "forgotten" counts of --debug in FILE.
 resolved_early() { sed -n 's/.*named in .* ms (\([0-9]*\) of them resolved early.*/\1/p' "$1"; }
 forgotten() { sed -n 's/^stacktap: processes: [0-9]* known now; \([0-9]*\) exited.*/\1/p' "$1"; }
 
-churn churn count --debug "u:$TMP/chain_churn:leaf"
+run_during churn churn_procs count --debug "u:$TMP/chain_churn:leaf"
 stack_block leaf c b a main $LIBC_START $NPROC > "$TMP/want"
 expect_file_eq churn-exact-chain "$TMP/churn.out" "$TMP/want"
 expect_eq churn-resolved-early "$(resolved_early "$TMP/churn.err")" $NPROC
@@ -54,7 +46,8 @@ expect_nothing_left churn-nothing-left
 # forgets the processes as the live run does (so a long recording's memory
 # follows the processes alive too), and its report forgets them at the same
 # places, after resolving their stacks: the same exact chain, 200 times.
-churn rchurn record --print -o "$TMP/churn.data" count --debug "u:$TMP/chain_churn:leaf"
+run_during rchurn churn_procs record --print -o "$TMP/churn.data" count --debug \
+	"u:$TMP/chain_churn:leaf"
 expect_file_eq rchurn-exact-chain "$TMP/rchurn.out" "$TMP/want"
 forgotten=$(forgotten "$TMP/rchurn.err")
 at_least rchurn-forgotten "$forgotten" $NPROC

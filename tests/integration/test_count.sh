@@ -77,25 +77,18 @@ expect_eq count-uprobe-entry-fp "$(cat "$TMP/entryfp.out")" \
 NCOMM=20
 cp "$CHAIN" "$TMP/chain_one"
 ln -s "$TMP/chain_one" "$TMP/chain_two"
-# two_comms NAME ARGS...: stacktap ARGS while both names run the chain NCOMM times.
+# Both names run the chain NCOMM times.
 two_comms() {
-	local name=$1 spid i; shift
-	"$ST" "$@" > "$TMP/$name.out" 2> "$TMP/$name.err" &
-	spid=$!
-	ST_PIDS+=("$spid")
-	wait_for_line "$TMP/$name.err" '^Tracing' || fail "$name-attach" "$(cat "$TMP/$name.err")"
+	local i
 	for ((i = 0; i < NCOMM; i++)); do
 		"$TMP/chain_one" 1 > /dev/null
 		"$TMP/chain_two" 1 > /dev/null
 	done
-	kill -INT "$spid"
-	wait "$spid"
-	expect_eq "$name-exit" "$?" 0
 }
-two_comms comms-folded count -f "u:$TMP/chain_one:leaf"
+run_during comms-folded two_comms count -f "u:$TMP/chain_one:leaf"
 expect_eq count-two-comms-folded "$(sort "$TMP/comms-folded.out")" \
 	"$(printf '%s;_start;__libc_start_main;__libc_start_call_main;main;a;b;c;leaf %s\n' \
 		chain_one $NCOMM chain_two $NCOMM)"
-two_comms comms-text count "u:$TMP/chain_one:leaf"
+run_during comms-text two_comms count "u:$TMP/chain_one:leaf"
 expect_eq count-two-comms-text "$(cat "$TMP/comms-text.out")" \
 	"$(stack_block leaf c b a main $LIBC_START $((2 * NCOMM)))"
