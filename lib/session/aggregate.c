@@ -19,6 +19,7 @@
 #include "lib/util/clock.h"
 #include "lib/util/grow.h"
 #include "lib/util/log.h"
+#include "lib/util/pid_set.h"
 
 /*
  * Counts read a syscall: a system-wide run reads the whole map each time it
@@ -52,8 +53,7 @@ struct agg_reader {
 	size_t nkept, kept_cap;
 	struct agg_kept *dropping; /* those this read deletes, kept after it */
 	size_t ndropping, dropping_cap;
-	const int *gone_pids; /* sorted, during a scan that settles exited processes */
-	size_t ngone_pids;
+	struct pid_set gone_pids; /* during a scan that settles exited processes */
 	struct st_agg_key keys[AGG_BATCH]; /* one batch of counts */
 	struct st_agg_val vals[AGG_BATCH];
 	bool no_batch; /* the kernel refused a batch read: one key at a time */
@@ -263,13 +263,6 @@ static int agg__emit(struct agg_reader *ar, const struct st_agg_key *k,
 	return fn(ctx, &ev, (const uint64_t *)ar->stack.ips, count, weight);
 }
 
-static int agg__cmp_pid(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Notes @k for deletion once the scan is over (a deleted key would restart the scan). */
 static int agg__note_gone(struct agg_reader *ar, const struct st_agg_key *k)
 {
@@ -437,8 +430,7 @@ static int agg__visit(struct agg_reader *ar, const struct st_agg_key *k,
 {
 	uint64_t count, weight;
 	int pid = (int)k->pid, err;
-	bool gone = ar->ngone_pids &&
-		    bsearch(&pid, ar->gone_pids, ar->ngone_pids, sizeof(pid), agg__cmp_pid);
+	bool gone = pid_set__has(&ar->gone_pids, pid);
 	/*
 	 * Named by the mappings at its first event: the record of that event,
 	 * and of the mappings before it, may still be on the way to the run
@@ -454,7 +446,7 @@ static int agg__visit(struct agg_reader *ar, const struct st_agg_key *k,
 	}
 	if (gone)
 		return agg__note_gone(ar, k);
-	if (ar->ngone_pids || ar->gens) {
+	if (ar->gone_pids.n || ar->gens) {
 		err = agg__note_live(ar, k->hash);
 		if (err)
 			return err;
@@ -539,24 +531,16 @@ static int agg__scan(struct agg_reader *ar, agg_fn fn, void *ctx)
 
 int agg_reader__read_gone(struct agg_reader *ar, const int *gone, size_t n, agg_fn fn, void *ctx)
 {
-	int *pids = n ? malloc(n * sizeof(*pids)) : NULL;
 	size_t i;
-	int err;
+	int err = pid_set__init(&ar->gone_pids, gone, n);
 
-	if (n && !pids)
-		return -ENOMEM;
-	if (n) {
-		memcpy(pids, gone, n * sizeof(*pids));
-		qsort(pids, n, sizeof(*pids), agg__cmp_pid);
-	}
+	if (err)
+		return err;
 	ar->ngone = ar->nlive = 0;
 	ar->handled_before = session__handled_before(ar->session);
 	agg__age_gens(ar);
-	ar->gone_pids = pids;
-	ar->ngone_pids = n;
 	err = agg__scan(ar, fn, ctx);
-	ar->gone_pids = NULL;
-	ar->ngone_pids = 0;
+	pid_set__free(&ar->gone_pids);
 	for (i = 0; i < ar->ngone && !err; i++)
 		err = agg__take(ar, &ar->gone[i], fn, ctx);
 	if (!err && ar->ngone)
@@ -564,7 +548,6 @@ int agg_reader__read_gone(struct agg_reader *ar, const int *gone, size_t n, agg_
 	agg__keep_dropped(ar);
 	if (!err)
 		err = agg__compact_seen(ar);
-	free(pids);
 	return err;
 }
 

@@ -44,6 +44,7 @@
 
 #include "lib/proc/source.h"
 #include "lib/session/joiner.h"
+#include "lib/util/pid_set.h"
 
 struct jevent {
 	struct jevent *next;
@@ -586,36 +587,25 @@ int joiner__tick(struct joiner *j, uint64_t now_ns, uint64_t min_gap_ns)
 	return ret;
 }
 
-static int joiner__pid_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 size_t joiner__forget_pids(struct joiner *j, const int *pids, size_t n)
 {
 	struct jentry *e, *next;
+	struct pid_set gone;
 	size_t forgotten = 0;
-	int *sorted, pid;
 
 	if (!n || !j->done.head)
 		return 0;
-	sorted = malloc(n * sizeof(*sorted));
-	if (!sorted)
+	if (pid_set__init(&gone, pids, n))
 		return 0; /* kept until trimmed, as before */
-	memcpy(sorted, pids, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), joiner__pid_cmp);
 	for (e = j->done.head; e; e = next) {
 		next = e->next;
-		pid = (int)e->pid;
-		if (!bsearch(&pid, sorted, n, sizeof(*sorted), joiner__pid_cmp))
+		if (!pid_set__has(&gone, (int)e->pid))
 			continue;
 		jlist__remove(&j->done, e);
 		joiner__unhash(j, e);
 		forgotten++;
 	}
-	free(sorted);
+	pid_set__free(&gone);
 	j->st.gone_done += forgotten;
 	return forgotten;
 }
