@@ -249,7 +249,8 @@ static void run__find_unseen(struct st_run *r, uint64_t now)
 {
 	uint64_t st[ST_STAT_MAX], unseen;
 
-	if (!r->session || now - r->unseen_check < RUN_UNSEEN_CHECK_NS)
+	/* A recording settles every exit (procs__settle_met_only() is off): nothing to find. */
+	if (!r->session || r->rec || now - r->unseen_check < RUN_UNSEEN_CHECK_NS)
 		return;
 	r->unseen_check = now;
 	if (session__stats(r->session, st)) {
@@ -291,7 +292,7 @@ static void run__on_forget(void *ctx, uint64_t before)
 	struct st_run *r = ctx;
 
 	if (r->tool.on_gone)
-		procs__forget_gone(r->procs, before, run__settle, r);
+		run__forget(r, before);
 }
 
 /*

@@ -390,7 +390,8 @@ static uint64_t mark__value(const struct rec_entry *e)
 /*
  * The live loop's decisions, as recorded: a tick with its time (the liveness
  * answers it got are in the stash), interval output, the drain's stop time,
- * the flush, the registry's forgets. A recording cut before its flush ends as a live run would.
+ * the flush, the registry's forgets. A recording cut before its flush ends
+ * as a live run would.
  */
 static int session__run_replay(struct session *s)
 {
