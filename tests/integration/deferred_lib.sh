@@ -14,7 +14,7 @@ wl_start() {
 	while [ "$1" != -- ]; do wargs+=("$1"); shift; done; shift
 	rm -f "$TMP/go"; mkfifo "$TMP/go"
 	wargs+=("$TMP/go")
-	[ "$hold" = 1 ] && wargs+=(hold)
+	[ "$hold" = 1 ] && { printf 00 > "$TMP/go.hold"; wargs+=("$TMP/go.hold"); }
 	"${wargs[@]}" > "$TMP/$name.w" &
 	WL_PID=$!
 	ST_PIDS+=("$WL_PID")
@@ -42,23 +42,26 @@ run_wl() {
 }
 
 # run_held NAME DONE WORKLOAD_ARGS -- STACKTAP_ARGS: as run_wl, for a
-# workload given "GO_FIFO hold": it reads a second byte from GO_FIFO before
-# it exits. The tracer is ended (SIGINT: it prints what it has; its exit
-# status in $TMP/NAME.rc) once the workload printed a line matching DONE, so
+# workload given "GO_FIFO HOLD_FILE" (golib.h: workload_hold): when its work
+# is done it marks HOLD_FILE and spins in user space. The tracer is ended
+# then (SIGINT: it prints what it has; its exit status in $TMP/NAME.rc), so
 # no sample of the exit itself (do_exit, the address space torn down: no
-# user stack left to unwind) reaches it.
+# user stack left to unwind) reaches it, and none is left in a syscall
+# waiting for its user stack. Released, the workload prints a line matching
+# DONE and exits.
 run_held() {
 	local name=$1 done=$2
 	shift 2
 	wl_start "$name" 1 "$@" || return 1
 	release "$TMP/go"
 	# CPU time: on a loaded machine the workload takes longer in wall time.
-	wait_for_line "$TMP/$name.w" "$done" 300 || { fail "$name" "workload did not finish"; return 1; }
+	wait_for_line "$TMP/go.hold" '^1' 300 || { fail "$name" "workload did not finish"; return 1; }
 	kill -INT "$WL_TRACER"
 	wait "$WL_TRACER"
 	echo $? > "$TMP/$name.rc"
-	release "$TMP/go"
+	printf 1 | dd of="$TMP/go.hold" bs=1 seek=1 conv=notrunc status=none
 	wait "$WL_PID"
+	grep -qE "$done" "$TMP/$name.w" || fail "$name" "workload printed no line matching $done"
 }
 
 # wl_value NAME KEY: the number after "KEY " in the workload's output.

@@ -4,13 +4,13 @@
  *
  *   sigchain alarm N [GO_FIFO]     N SIGALRMs interrupt main -> s1 -> s2 -> spin;
  *                                  each runs on_alarm -> h1 -> h2, one getppid() in h2
- *   sigchain busy N [GO_FIFO [hold]]
+ *   sigchain busy N [GO_FIFO [HOLD_FILE]]
  *                                  the same, h2 burning about 2 ms of CPU instead;
- *                                  with "hold", after "handled N" it waits for a
- *                                  second byte from GO_FIFO before it exits, so a
- *                                  profiler can stop first (a sample in exit() or in
- *                                  the teardown of the address space is no chain
- *                                  through main)
+ *                                  with HOLD_FILE, after the N-th it holds
+ *                                  (golib.h: workload_hold) before it prints
+ *                                  "handled N" and exits, so a profiler can stop
+ *                                  first (a sample in exit() or in the teardown of
+ *                                  the address space is no chain through main)
  *   sigchain altstack N [GO_FIFO]  as alarm, in a thread (thread_main -> s1 -> ...)
  *                                  whose handler runs on a sigaltstack mapped before
  *                                  the thread's stack, so above it: the walk goes back
@@ -41,7 +41,7 @@ static volatile long sink;
 static volatile int handled, target, busy;
 static void *altstack;
 static const char *go_fifo;
-static int hold;
+static volatile char *hold;
 
 NOINLINE void h2(void)
 {
@@ -136,12 +136,12 @@ static int run_altstack(void)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: sigchain alarm|busy|altstack N [GO_FIFO]\n");
+		fprintf(stderr, "usage: sigchain alarm|busy|altstack N [GO_FIFO [HOLD_FILE]]\n");
 		return 2;
 	}
 	target = atoi(argv[2]);
 	go_fifo = argc > 3 ? argv[3] : NULL;
-	hold = argc > 4 && !strcmp(argv[4], "hold");
+	hold = workload_hold_map(argc > 4 ? argv[4] : NULL);
 	busy = !strcmp(argv[1], "busy");
 	if (!strcmp(argv[1], "altstack"))
 		return run_altstack();
@@ -150,9 +150,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	workload_wait(go_fifo);
 	s1();
+	workload_hold(hold);
 	printf("handled %d\n", handled);
 	fflush(stdout);
-	if (hold)
-		workload_wait(go_fifo);
 	return 0;
 }

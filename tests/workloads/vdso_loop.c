@@ -4,7 +4,7 @@
  * __vdso_clock_gettime (the vDSO), so samples land in the vDSO at every
  * instruction, its first and its epilogue included.
  *
- *   vdso_loop SECONDS [GO_FIFO [hold]]
+ *   vdso_loop SECONDS [GO_FIFO [HOLD_FILE]]
  *   vdso_loop -s N [GO_FIFO]
  *
  * Prints "ready PID" and, with GO_FIFO, waits for a byte from it so a
@@ -12,9 +12,9 @@
  * it has used SECONDS of CPU time (so a profile gets as many samples however
  * loaded the machine is), and prints "calls N" and "cpu_ns N". The CPU time
  * comes from getrusage, so no clock_gettime call is left outside the chain.
- * With "hold" it then waits for another byte from GO_FIFO before it exits,
- * so a profiler can stop first: samples of the exit itself (do_exit, the
- * address space already torn down) have no user stack left to unwind.
+ * With HOLD_FILE it holds before it prints (golib.h: workload_hold), so a
+ * profiler can stop first: samples of the exit itself (do_exit, the address
+ * space already torn down) have no user stack left to unwind.
  * With -s it makes
  * N calls for CLOCK_PROCESS_CPUTIME_ID instead, which the vDSO cannot answer:
  * it makes the clock_gettime syscall itself, so each call is one
@@ -69,12 +69,14 @@ NOINLINE long long spin(long long ns, long long n)
 int main(int argc, char **argv)
 {
 	int syscalls = argc > 1 && !strcmp(argv[1], "-s");
-	long long calls;
+	volatile char *hold;
+	long long calls, used;
 
 	if (argc < 2 + syscalls) {
-		fprintf(stderr, "usage: vdso_loop SECONDS [GO_FIFO [hold]] | -s N [GO_FIFO]\n");
+		fprintf(stderr, "usage: vdso_loop SECONDS [GO_FIFO [HOLD_FILE]] | -s N [GO_FIFO]\n");
 		return 2;
 	}
+	hold = workload_hold_map(!syscalls && argc > 3 ? argv[3] : NULL);
 	workload_ready_go(argc > 2 + syscalls ? argv[2 + syscalls] : NULL);
 	if (syscalls) {
 		clock_id = CLOCK_PROCESS_CPUTIME_ID;
@@ -82,9 +84,9 @@ int main(int argc, char **argv)
 	} else {
 		calls = spin((long long)(atof(argv[1]) * 1e9), 0);
 	}
-	printf("calls %lld\ncpu_ns %lld\n", calls, cpu_ns());
+	used = cpu_ns(); /* the loop's, not the hold's */
+	workload_hold(hold);
+	printf("calls %lld\ncpu_ns %lld\n", calls, used);
 	fflush(stdout);
-	if (!syscalls && argc > 3 && !strcmp(argv[3], "hold"))
-		workload_wait(argv[2]);
 	return 0;
 }
