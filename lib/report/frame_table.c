@@ -79,27 +79,69 @@ static int frame_table__grow(struct frame_table *t)
 	return 0;
 }
 
-int frame_table__index(struct frame_table *t, const struct report_frame *f, uint32_t *idx)
+/* The index of key @k, hashed @h, added when new. Return: 0 or -ENOMEM. */
+static int frame_table__index_key(struct frame_table *t, const struct report_frame *k, uint64_t h,
+				  uint32_t *idx)
 {
-	struct report_frame k;
-	uint64_t h, *slot;
+	uint64_t *slot = frame_table__probe(t, t->slots, t->nslots, h, k);
 
-	frame_table__key(f, &k);
-	h = t->hash(&k, sizeof(k));
-	slot = frame_table__probe(t, t->slots, t->nslots, h, &k);
 	if (!*slot) {
 		if (t->n >= UINT32_MAX - 1 ||
-		    array_reserve((void **)&t->v, &t->cap, t->n + 1, sizeof(k)))
+		    array_reserve((void **)&t->v, &t->cap, t->n + 1, sizeof(*k)))
 			return -ENOMEM;
 		if (2 * (t->n + 1) > t->nslots) {
 			if (frame_table__grow(t))
 				return -ENOMEM;
 			slot = frame_table__probe(t, t->slots, t->nslots, h, NULL);
 		}
-		t->v[t->n++] = k;
+		t->v[t->n++] = *k;
 		*slot = (h >> 32 << 32) | t->n;
 	}
 	*idx = (uint32_t)*slot - 1;
+	return 0;
+}
+
+int frame_table__index(struct frame_table *t, const struct report_frame *f, uint32_t *idx)
+{
+	struct report_frame k;
+
+	frame_table__key(f, &k);
+	return frame_table__index_key(t, &k, t->hash(&k, sizeof(k)), idx);
+}
+
+/*
+ * A system-wide report's table outgrows the caches, and each lookup waits
+ * on two misses, its slot and then its frame. One stack's frames are
+ * looked up FRAME_BATCH at a time: every slot is asked for first, then
+ * every frame the slots name, so the misses overlap instead of queuing.
+ */
+#define FRAME_BATCH 16
+
+int frame_table__index_all(struct frame_table *t, const struct report_frame *f, size_t n,
+			   uint32_t *idx)
+{
+	struct report_frame k[FRAME_BATCH];
+	uint64_t h[FRAME_BATCH];
+	size_t at, i, m;
+	int err;
+
+	for (at = 0; at < n; at += m) {
+		m = n - at < FRAME_BATCH ? n - at : FRAME_BATCH;
+		for (i = 0; i < m; i++) {
+			frame_table__key(&f[at + i], &k[i]);
+			h[i] = t->hash(&k[i], sizeof(k[i]));
+			__builtin_prefetch(&t->slots[h[i] & (t->nslots - 1)]);
+		}
+		for (i = 0; i < m; i++) {
+			uint64_t s = t->slots[h[i] & (t->nslots - 1)];
+
+			if (s)
+				__builtin_prefetch(&t->v[(uint32_t)s - 1]);
+		}
+		for (i = 0; i < m; i++)
+			if ((err = frame_table__index_key(t, &k[i], h[i], &idx[at + i])))
+				return err;
+	}
 	return 0;
 }
 

@@ -212,14 +212,12 @@ static struct report_stack *report__stack_new(struct report *r, int pid, const c
 	/* One block: the frame indexes follow the stack. */
 	struct report_stack *s = arena__alloc(&r->stacks, sizeof(*s) + (nk + nu) * sizeof(*s->fi));
 	uint32_t *fi;
-	size_t i;
 
 	if (!s)
 		return NULL;
 	fi = (uint32_t *)(s + 1);
-	for (i = 0; i < nk + nu; i++)
-		if (frame_table__index(&r->frames, &frames[i], &fi[i]))
-			return NULL; /* the block stays in the arena until the report is cleared */
+	if (frame_table__index_all(&r->frames, frames, nk + nu, fi))
+		return NULL; /* the block stays in the arena until the report is cleared */
 	s->frames = (const struct report_frame *const *)&r->frames.v;
 	s->fi = fi;
 	s->pid = pid;

@@ -144,6 +144,39 @@ static void test_many(void)
 	frame_table__fini(&t);
 }
 
+/*
+ * Batches of frames, some equal within one batch of 16 and across batches,
+ * many more than the first slots hold (the table grows inside a batch):
+ * the same indexes as frames added one at a time.
+ */
+static void test_index_all(bool forced)
+{
+	enum { N = 3000, M = 41 };
+	struct frame_table all, one;
+	struct report_frame f[M];
+	uint32_t got[M], want;
+	int bad = 0, i, j;
+
+	CHECK((forced ? frame_table__init_hashed(&all, one_hash) : frame_table__init(&all)) == 0);
+	CHECK(frame_table__init(&one) == 0);
+	for (i = 0; i < N; i += M) {
+		for (j = 0; j < M; j++) {
+			f[j] = base();
+			/* frame j repeats frame j - 5 of this stack, and frames of the stack before */
+			f[j].addr = 0x400000 + (uint64_t)(i + j - (j % 7 == 6 ? 5 : 0) - (j % 3 == 1 ? M : 0)) * 4;
+		}
+		CHECK(frame_table__index_all(&all, f, M, got) == 0);
+		for (j = 0; j < M; j++) {
+			CHECK(frame_table__index(&one, &f[j], &want) == 0);
+			bad += got[j] != want || all.v[got[j]].addr != f[j].addr;
+		}
+	}
+	CHECK_EQ_U64(bad, 0);
+	CHECK_EQ_U64(all.n, one.n);
+	frame_table__fini(&all);
+	frame_table__fini(&one);
+}
+
 /* Two stacks of one report: their equal frames are one entry, each reads back as added. */
 static void test_report_stacks(void)
 {
@@ -186,6 +219,8 @@ int main(void)
 	test_every_field_counts(true);
 	test_padding_ignored();
 	test_many();
+	test_index_all(false);
+	test_index_all(true);
 	test_report_stacks();
 	return CHECK_DONE();
 }
