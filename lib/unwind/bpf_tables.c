@@ -262,8 +262,8 @@ static void tables__evict_idle(struct bpf_tables *t, uint32_t slots)
 	}
 }
 
-/* @ut is mapped again: no longer idle. */
-static void tables__unidle(struct bpf_tables *t, const struct unwind_table *ut)
+/* @ut is mapped again: no longer idle. Return: whether it was idle. */
+static bool tables__unidle(struct bpf_tables *t, const struct unwind_table *ut)
 {
 	size_t i;
 
@@ -271,9 +271,10 @@ static void tables__unidle(struct bpf_tables *t, const struct unwind_table *ut)
 		if (t->idle[i] == ut) {
 			t->idle_rows -= unwind_table__heap_rows(ut);
 			memmove(&t->idle[i], &t->idle[i + 1], (--t->nidle - i) * sizeof(*t->idle));
-			return;
+			return true;
 		}
 	}
+	return false;
 }
 
 /*
@@ -424,7 +425,9 @@ static struct loaded_file *tables__load_file(struct bpf_tables *t, const struct 
 		t->files = v;
 		t->cap = cap;
 	}
-	tables__unidle(t, ut);
+	/* Kept from here (loaded or idle) until tables__release(): taken unless already kept. */
+	if (!tables__unidle(t, ut) && t->hooks.taken)
+		t->hooks.taken(t->hooks.ctx, ut);
 	/* Placed apart: making room may move the loaded files in their array. */
 	tables__place(t, &nf);
 	f = &t->files[t->nfiles++];

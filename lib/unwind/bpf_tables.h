@@ -74,14 +74,19 @@ struct bpf_tables_stats {
  *    of the programs the machine runs, and building tables for the others
  *    was most of its own CPU. Implies lazy;
  *  - built(): is the table of @m built (or known not to be buildable)?
+ *  - taken(): the loader keeps @t from now until release() (its rows in
+ *    st_urows, or idle): what @t hangs on must stay until then;
  *  - release(): no live process has mapped the file of @t for a while (its
  *    rows left st_urows at once, or in when_met mode when the space was
  *    wanted or now; see BPF_TABLES_IDLE_ROWS): the table may be freed.
+ *    Each taken() is followed by exactly one release(), unless the loader
+ *    is freed first.
  */
 struct bpf_tables_hooks {
 	bool lazy;
 	bool when_met;
 	bool (*built)(void *ctx, int pid, const struct proc_map *m);
+	void (*taken)(void *ctx, const struct unwind_table *t);
 	void (*release)(void *ctx, const struct unwind_table *t);
 	void *ctx;
 };
