@@ -337,6 +337,22 @@ static void run__find_exits(struct st_run *r, uint64_t now)
 	procs__find_exits(r->procs, now);
 }
 
+/*
+ * Once a second the walker's idle tables of files deleted meanwhile go, and
+ * their models with them when no process maps them: others rebuilding their
+ * binaries delete the old ones after they ran, and an idle table kept each
+ * one's fd (and disk space) for as long as stacktap ran.
+ */
+#define RUN_UNLINKED_CHECK_NS (1000 * 1000000ull)
+
+static void run__release_unlinked(struct st_run *r, uint64_t now)
+{
+	if (now - r->unlinked_check < RUN_UNLINKED_CHECK_NS)
+		return;
+	r->unlinked_check = now;
+	bpf_tables__release_unlinked(r->tables);
+}
+
 /* Return: true when tables may still wait to be built (the slice ran out). */
 static bool run__on_poll(void *ctx)
 {
@@ -349,6 +365,7 @@ static bool run__on_poll(void *ctx)
 		recorder__refresh(r->rec);
 	if (!r->tables)
 		return false;
+	run__release_unlinked(r, start);
 	bpf_tables__end_lazy(r->tables);
 	for (;;) {
 		if (procs_now() - start >= RUN_BUILD_SLICE_NS)
