@@ -18,24 +18,7 @@
 #include "lib/elf/elf_cache.h"
 #include "lib/util/read_file.h"
 #include "tests/unit/check.h"
-
-/* How many of our fds point at @path (a deleted file's link ends in " (deleted)"). */
-static int fds_to(const char *path)
-{
-	char link[64], target[PATH_MAX + 16];
-	int fd, n = 0;
-	ssize_t len;
-
-	for (fd = 0; fd < 1024; fd++) {
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		len = readlink(link, target, sizeof(target) - 1);
-		if (len <= 0)
-			continue;
-		target[len] = '\0';
-		n += !strcmp(target, path);
-	}
-	return n;
-}
+#include "tests/unit/fd_links.h"
 
 static int copy_file(const char *from, const char *to)
 {

@@ -15,25 +15,14 @@
 
 #include "lib/proc/registry.h"
 #include "tests/unit/check.h"
+#include "tests/unit/fd_links.h"
 
 static char exe[PATH_MAX];
 
 /* How many of our fds point at this test binary. */
 static int fds_to_exe(void)
 {
-	char link[64], target[PATH_MAX];
-	int fd, n = 0;
-	ssize_t len;
-
-	for (fd = 0; fd < 1024; fd++) {
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		len = readlink(link, target, sizeof(target) - 1);
-		if (len <= 0)
-			continue;
-		target[len] = '\0';
-		n += !strcmp(target, exe);
-	}
-	return n;
+	return fds_to(exe);
 }
 
 /* A child that waits to be killed, read into @r. Return: its pid, or -1. */
