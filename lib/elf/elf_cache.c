@@ -1,5 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Every ELF file model of a session, by (device, inode) and by build ID. */
+/*
+ * Every ELF file model of a session, by (device, inode) and by build ID.
+ *
+ * A model is counted: whoever keeps its pointer past the moment it was
+ * handed out holds it (elf_cache__hold()), and the last elf_cache__put()
+ * frees it, with every key that leads to it. Each model holds an open fd
+ * and its tables: on a machine where binaries are rebuilt all day, keeping
+ * every model ever opened held hundreds of fds (deleted files among them,
+ * their disk space pinned) and grew memory with every new binary. A model
+ * nobody ever held lives as long as the cache, as before counting.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +22,7 @@
 struct file_key {
 	struct hnode node;   /* (dev, ino) */
 	struct elf_file *ef; /* NULL: unusable */
+	struct file_key *next_of_model; /* the other keys of ef (a build ID shared) */
 	uint8_t why;         /* the caller's reason it is unusable (elf_cache__set_why) */
 };
 
@@ -27,11 +38,20 @@ struct image {
 	struct elf_file *ef;
 };
 
+/* A model and everything that leads to it, so the last put can undo it all. */
+struct model {
+	struct hnode node;        /* (the model's address, 0) */
+	struct elf_file *ef;
+	uint64_t refs;            /* elf_cache__hold()s not put yet */
+	struct id_key *id;        /* its build-ID key, or NULL */
+	struct file_key *keys;    /* its (dev, ino) keys, through next_of_model */
+};
+
 struct elf_cache {
 	struct htab files, ids;
-	struct elf_file **owned; /* every model, freed with the cache */
-	size_t n, cap;
+	struct htab models;       /* struct model: every model, freed with the cache at the latest */
 	struct image *images;
+	uint64_t released;        /* models freed by their last put */
 };
 
 struct elf_cache *elf_cache__new(void)
@@ -73,36 +93,43 @@ static struct elf_file *cache__same_id(struct elf_cache *c, const struct elf_fil
 	return NULL;
 }
 
+static struct model *cache__model(const struct elf_cache *c, const struct elf_file *ef)
+{
+	return (struct model *)htab__first(&c->models, (uint64_t)(uintptr_t)ef, 0);
+}
+
+/* Return: 0, or -ENOMEM (then @ef is not the cache's: the caller frees it). */
 static int cache__own(struct elf_cache *c, struct elf_file *ef)
 {
 	const uint8_t *id;
 	size_t len = elf_file__build_id(ef, &id);
-	struct elf_file **v;
-	struct id_key *k;
+	struct model *m = calloc(1, sizeof(*m));
 
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-
-		v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(c->owned, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		c->owned = v;
-		c->cap = cap;
-	}
+	if (!m)
+		return -ENOMEM;
+	m->node.k1 = (uint64_t)(uintptr_t)ef;
+	m->ef = ef;
 	if (len) {
-		k = calloc(1, sizeof(*k));
-		if (!k)
-			return -ENOMEM;
-		k->node.k1 = id_k1(id, len);
-		k->node.k2 = len;
-		k->ef = ef;
-		if (htab__insert(&c->ids, &k->node)) {
-			free(k);
-			return -ENOMEM;
-		}
+		m->id = calloc(1, sizeof(*m->id));
+		if (!m->id)
+			goto err_free_model;
+		m->id->node.k1 = id_k1(id, len);
+		m->id->node.k2 = len;
+		m->id->ef = ef;
+		if (htab__insert(&c->ids, &m->id->node))
+			goto err_free_id;
 	}
-	c->owned[c->n++] = ef;
+	if (htab__insert(&c->models, &m->node))
+		goto err_remove_id;
 	return 0;
+err_remove_id:
+	if (m->id)
+		htab__remove(&c->ids, &m->id->node);
+err_free_id:
+	free(m->id);
+err_free_model:
+	free(m);
+	return -ENOMEM;
 }
 
 /* The model of an open fd, or the one already holding its build ID. */
@@ -128,6 +155,7 @@ struct elf_file *elf_cache__add(struct elf_cache *c, uint64_t dev, uint64_t ino,
 				const char *name)
 {
 	struct file_key *k = calloc(1, sizeof(*k));
+	struct model *m;
 
 	if (!k)
 		return NULL;
@@ -137,6 +165,11 @@ struct elf_file *elf_cache__add(struct elf_cache *c, uint64_t dev, uint64_t ino,
 	if (htab__insert(&c->files, &k->node)) {
 		free(k);
 		return NULL; /* the model, if any, stays owned and is freed with the cache */
+	}
+	m = k->ef ? cache__model(c, k->ef) : NULL;
+	if (m) {
+		k->next_of_model = m->keys;
+		m->keys = k;
 	}
 	return k->ef;
 }
@@ -183,9 +216,74 @@ struct elf_file *elf_cache__add_image(struct elf_cache *c, const void *image, si
 	return im->ef;
 }
 
+void elf_cache__hold(struct elf_cache *c, struct elf_file *ef)
+{
+	struct model *m = ef ? cache__model(c, ef) : NULL;
+
+	if (m)
+		m->refs++;
+}
+
+static void image__free(struct image *im)
+{
+	free(im->bytes);
+	free(im);
+}
+
+/* The images of @ef leave the list: the same bytes seen again make a new model. */
+static void cache__drop_images(struct elf_cache *c, const struct elf_file *ef)
+{
+	struct image **p = &c->images, *im;
+
+	while ((im = *p)) {
+		if (im->ef == ef) {
+			*p = im->next;
+			image__free(im);
+		} else {
+			p = &im->next;
+		}
+	}
+}
+
+/* Every way to @m goes, then @m and its model: the file is opened afresh if mapped again. */
+static void cache__drop(struct elf_cache *c, struct model *m)
+{
+	struct file_key *k, *next;
+
+	for (k = m->keys; k; k = next) {
+		next = k->next_of_model;
+		htab__remove(&c->files, &k->node);
+		free(k);
+	}
+	if (m->id) {
+		htab__remove(&c->ids, &m->id->node);
+		free(m->id);
+	}
+	cache__drop_images(c, m->ef);
+	htab__remove(&c->models, &m->node);
+	elf_file__free(m->ef);
+	free(m);
+	c->released++;
+}
+
+bool elf_cache__put(struct elf_cache *c, struct elf_file *ef)
+{
+	struct model *m = ef ? cache__model(c, ef) : NULL;
+
+	if (!m || !m->refs || --m->refs)
+		return false;
+	cache__drop(c, m);
+	return true;
+}
+
 size_t elf_cache__len(const struct elf_cache *c)
 {
-	return c->n;
+	return c->models.n;
+}
+
+uint64_t elf_cache__released(const struct elf_cache *c)
+{
+	return c->released;
 }
 
 static void node__free(struct hnode *n)
@@ -193,22 +291,24 @@ static void node__free(struct hnode *n)
 	free(n);
 }
 
+static void model__free(struct hnode *n)
+{
+	elf_file__free(((struct model *)n)->ef);
+	free(n);
+}
+
 void elf_cache__free(struct elf_cache *c)
 {
 	struct image *im, *next;
-	size_t i;
 
 	if (!c)
 		return;
 	htab__drain(&c->files, node__free);
 	htab__drain(&c->ids, node__free);
-	for (i = 0; i < c->n; i++)
-		elf_file__free(c->owned[i]);
-	free(c->owned);
+	htab__drain(&c->models, model__free);
 	for (im = c->images; im; im = next) {
 		next = im->next;
-		free(im->bytes);
-		free(im);
+		image__free(im);
 	}
 	free(c);
 }

@@ -63,10 +63,29 @@ uint8_t elf_cache__why(const struct elf_cache *c, uint64_t dev, uint64_t ino);
 struct elf_file *elf_cache__add_image(struct elf_cache *c, const void *image, size_t size,
 				      const char *name);
 
+/**
+ * elf_cache__hold() - one more holder of @ef (a model this cache returned;
+ * NULL is ignored): it stays until as many elf_cache__put()s.
+ */
+void elf_cache__hold(struct elf_cache *c, struct elf_file *ef);
+
+/**
+ * elf_cache__put() - a holder of @ef lets go; at the last, @ef is freed
+ * (fd closed, memory freed) and its (device, inode) keys, build-ID entry
+ * and memory images are forgotten: the file is opened again when it is
+ * asked for again. A model never held, and NULL, are left alone.
+ *
+ * Return: true when @ef was freed.
+ */
+bool elf_cache__put(struct elf_cache *c, struct elf_file *ef);
+
 /** elf_cache__len() - Return: models open now. */
 size_t elf_cache__len(const struct elf_cache *c);
 
-/** elf_cache__free() - free every model; NULL is fine. */
+/** elf_cache__released() - Return: models freed so far by their last elf_cache__put(). */
+uint64_t elf_cache__released(const struct elf_cache *c);
+
+/** elf_cache__free() - free every model, held or not; NULL is fine. */
 void elf_cache__free(struct elf_cache *c);
 
 #endif

@@ -691,6 +691,13 @@ void elf_file__drop_pages(struct elf_file *ef)
 		madvise(raw, size, MADV_PAGEOUT);
 }
 
+bool elf_file__unlinked(const struct elf_file *ef)
+{
+	struct stat st;
+
+	return ef && ef->fd >= 0 && !fstat(ef->fd, &st) && st.st_nlink == 0;
+}
+
 void elf_file__free(struct elf_file *ef)
 {
 	int i;

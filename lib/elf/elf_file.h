@@ -207,6 +207,15 @@ void elf_file__set_part(struct elf_file *ef, enum elf_part which, void *part,
  */
 void elf_file__drop_pages(struct elf_file *ef);
 
+/**
+ * elf_file__unlinked() - has the file no name left (deleted since it was
+ * opened, or a memory image): no process can map it anew.
+ *
+ * Return: true when its link count is 0; false when it has one, or when
+ * it cannot be asked.
+ */
+bool elf_file__unlinked(const struct elf_file *ef);
+
 /** elf_file__free() - close the file and free its parts; NULL is fine. */
 void elf_file__free(struct elf_file *ef);
 

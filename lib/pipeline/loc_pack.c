@@ -16,14 +16,19 @@ struct loc_place {
 };
 
 struct loc_places {
+	struct proc_registry *procs; /* holds each place's file model, or NULL */
 	struct htab index;
 	struct proc_loc *v; /* by place number, file_off 0 */
 	size_t n, cap;
 };
 
-struct loc_places *loc_places__new(void)
+struct loc_places *loc_places__new(struct proc_registry *procs)
 {
-	return calloc(1, sizeof(struct loc_places));
+	struct loc_places *lp = calloc(1, sizeof(struct loc_places));
+
+	if (lp)
+		lp->procs = procs;
+	return lp;
 }
 
 static bool place__same(const struct proc_loc *a, const struct proc_loc *b)
@@ -57,6 +62,13 @@ static int64_t places__id(struct loc_places *lp, const struct proc_loc *loc)
 	}
 	lp->v[lp->n] = *loc;
 	lp->v[lp->n].file_off = 0;
+	/*
+	 * Settled stacks are named at the report, long after their processes
+	 * were forgotten: a place's file model stays open until the end. Never
+	 * put: places are dropped only with the run, the registry's cache first.
+	 */
+	if (lp->procs)
+		procs__hold_file(lp->procs, loc->file);
 	return (int64_t)lp->n++;
 }
 

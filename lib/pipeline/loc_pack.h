@@ -17,8 +17,14 @@
 
 struct loc_places;
 
-/** loc_places__new() - Return: an empty table, or NULL (ENOMEM). */
-struct loc_places *loc_places__new(void);
+/**
+ * loc_places__new() - an empty table.
+ * @procs: the registry whose file models the places name: each is held from
+ *         its first place on, for the registry's life (NULL: not held)
+ *
+ * Return: the table, or NULL (ENOMEM).
+ */
+struct loc_places *loc_places__new(struct proc_registry *procs);
 
 /**
  * loc_places__pack() - @n locations (@n may be 0) as one malloc'ed block

@@ -88,7 +88,7 @@ struct raw_stacks *raw_stacks__new(struct symbolizer *sym)
 		return NULL;
 	rs->sym = sym;
 	rs->store = stack_store__new();
-	rs->places = loc_places__new();
+	rs->places = loc_places__new(symbolizer__procs(sym));
 	if (!rs->store || !rs->places) {
 		stack_store__free(rs->store);
 		loc_places__free(rs->places);
@@ -248,7 +248,8 @@ int raw_stacks__settle(struct raw_stacks *rs, int pid)
  * settled entries whose frames will read the same for certain merge early:
  * the same comm, flags, end of walk and kernel addresses, and for each user
  * frame the same mapped path and file model (both one pointer a thing for
- * the registry's life), offset and walker marks (with REPORT_ADDRS, the
+ * the registry's life: a settled place holds its model, loc_places__new()),
+ * offset and walker marks (with REPORT_ADDRS, the
  * whole run-time address). Names are a function of these alone, except
  * code outside any file, named by its own process's perf map: an entry
  * with such a frame stays apart. An entry merges into the earliest of its

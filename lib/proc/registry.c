@@ -25,6 +25,11 @@
  *    (while that process may still be alive for /proc/PID/map_files).
  * The vDSO has no inode: its image is read from the process's memory.
  *
+ * A process holds each file its timeline names (reg_proc.held) until it is
+ * forgotten: a file no known process maps any more is closed and freed
+ * then (elf_cache__put()), unless a view still holds it (procs__hold_file():
+ * the BPF walker's idle tables, the settled stacks of a live report).
+ *
  * An exited process's timeline is kept only until the sinks have resolved
  * its stacks (procs__forget_gone()): the queue "gone" holds the exits in
  * the order they came, so memory follows the processes alive and the
@@ -41,6 +46,8 @@ struct reg_proc {
 	bool gone_counted;
 	bool met;            /* an event of it was seen (procs__see()) */
 	bool push_due;       /* procs__push_met_only(): its mappings changed, the listener not told */
+	struct elf_file **held; /* each file of its timeline once, held in the cache */
+	size_t nheld, cap_held;
 };
 
 struct reg_str {
@@ -173,6 +180,48 @@ static struct elf_file *procs__open_file(struct proc_registry *r, int pid,
 	return ef;
 }
 
+/*
+ * @p holds @ef while the registry knows @p: its timeline keeps even ended
+ * mappings for events still to be read. Once per process, however many
+ * mappings name the file.
+ */
+static void procs__hold(struct proc_registry *r, struct reg_proc *p, struct elf_file *ef)
+{
+	size_t i;
+
+	if (!ef || !p)
+		return;
+	for (i = 0; i < p->nheld; i++)
+		if (p->held[i] == ef)
+			return;
+	elf_cache__hold(r->files, ef);
+	/* Not noted (out of memory): held for good, a leak but never a model freed in use. */
+	if (!array_reserve((void **)&p->held, &p->cap_held, p->nheld + 1, sizeof(*p->held)))
+		p->held[p->nheld++] = ef;
+}
+
+/* A child starts with its parent's mappings: it holds the parent's files too. */
+static void procs__hold_parents(struct proc_registry *r, struct reg_proc *c,
+				const struct reg_proc *pp)
+{
+	size_t i;
+
+	for (i = 0; pp && i < pp->nheld; i++)
+		procs__hold(r, c, pp->held[i]);
+}
+
+/* Forgotten @p lets go of its files: those nobody else holds are closed and freed. */
+static void procs__put_held(struct proc_registry *r, struct reg_proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nheld; i++)
+		elf_cache__put(r->files, p->held[i]);
+	free(p->held);
+	p->held = NULL;
+	p->nheld = p->cap_held = 0;
+}
+
 /* @m as the timeline holds it: interned path and the file, known or opened now. */
 static int procs__tl_map(struct proc_registry *r, struct reg_proc *p, int pid,
 			 const struct proc_map *m, struct tl_map *out)
@@ -192,6 +241,7 @@ static int procs__tl_map(struct proc_registry *r, struct reg_proc *p, int pid,
 		out->why = live->why;
 	} else {
 		out->file = procs__open_file(r, pid, m, &out->why);
+		procs__hold(r, p, out->file);
 	}
 	return 0;
 }
@@ -423,6 +473,7 @@ void procs__fork(struct proc_registry *r, int parent, int child, uint64_t ts)
 		procs__oom(child);
 		return;
 	}
+	procs__hold_parents(r, c, pp);
 	c->image_ts = ts;
 	c->exit_ts = 0;
 	c->based = pp && pp->based;
@@ -548,15 +599,21 @@ size_t procs__gone_ready(const struct proc_registry *r, uint64_t before, size_t 
 	return i;
 }
 
-/* Forgets exited @p (@pid): its mappings go, then the listener's forgotten() hears. */
+/*
+ * Forgets exited @p (@pid): the listener's forgotten() hears first, while
+ * the files its views may still point at (the copy unwinder's tables) are
+ * held; then its mappings go, and its files with them when nobody else
+ * holds them.
+ */
 static void procs__forget(struct proc_registry *r, struct reg_proc *p, int pid)
 {
 	htab__remove(&r->procs, &p->node);
-	timeline__release(&p->tl);
-	free(p);
 	r->stats.forgotten++;
 	if (r->listener.forgotten)
 		r->listener.forgotten(r->listener.ctx, pid);
+	timeline__release(&p->tl);
+	procs__put_held(r, p);
+	free(p);
 }
 
 void procs__forget_unmet(struct proc_registry *r, uint64_t before)
@@ -697,6 +754,19 @@ void procs__report_memory(const struct proc_registry *r)
 	fprintf(stderr, "stacktap: processes: %zu known now; %llu exited ones forgotten once "
 			"their stacks were resolved\n",
 		r->procs.n, (unsigned long long)r->stats.forgotten);
+	fprintf(stderr, "stacktap: files: %zu open now; %llu closed once nothing mapped or "
+			"named them\n",
+		elf_cache__len(r->files), (unsigned long long)elf_cache__released(r->files));
+}
+
+void procs__hold_file(struct proc_registry *r, struct elf_file *ef)
+{
+	elf_cache__hold(r->files, ef);
+}
+
+void procs__put_file(struct proc_registry *r, struct elf_file *ef)
+{
+	elf_cache__put(r->files, ef);
 }
 
 static void reg_proc__free(struct hnode *n)
@@ -704,6 +774,7 @@ static void reg_proc__free(struct hnode *n)
 	struct reg_proc *p = (struct reg_proc *)n;
 
 	timeline__release(&p->tl);
+	free(p->held); /* the cache goes next, with every model */
 	free(p);
 }
 

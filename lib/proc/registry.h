@@ -231,10 +231,27 @@ const struct procs_stats *procs__stats(const struct proc_registry *r);
 /** procs__report() - one stderr line per reason a mapped file was not used. */
 void procs__report(const struct proc_registry *r);
 
-/** procs__report_memory() - one stderr line: processes known now, exited ones forgotten. */
+/**
+ * procs__report_memory() - two stderr lines: processes known now and exited
+ * ones forgotten; file models open now and those closed once released.
+ */
 void procs__report_memory(const struct proc_registry *r);
 
 /** procs__free() - close every file; NULL is fine. */
 void procs__free(struct proc_registry *r);
+
+/**
+ * procs__hold_file() - keep @ef (a model the registry handed out; NULL is
+ * ignored) open after every process mapping it is forgotten, until as many
+ * procs__put_file()s: for a view that outlives the processes, such as the
+ * BPF walker's idle tables or the places of settled stacks.
+ */
+void procs__hold_file(struct proc_registry *r, struct elf_file *ef);
+
+/**
+ * procs__put_file() - let go of @ef: freed now if no process maps it and
+ * nothing else holds it (an unheld model is left alone).
+ */
+void procs__put_file(struct proc_registry *r, struct elf_file *ef);
 
 #endif

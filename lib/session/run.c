@@ -163,11 +163,32 @@ static bool run__table_built(void *ctx, int pid, const struct proc_map *m)
 	return !ef || elf_file__part(ef, ELF_PART_UNWIND);
 }
 
-/* No live process maps the file any more: its table goes (built again if it is mapped again). */
+/*
+ * The walker keeps @t (loaded, or idle for a process that runs the same
+ * program again): its file model stays open with it, also once every
+ * process that mapped the file is forgotten.
+ */
+static void run__table_taken(void *ctx, const struct unwind_table *t)
+{
+	struct st_run *r = ctx;
+
+	if (t->file && !t->owns_file)
+		procs__hold_file(r->procs, t->file);
+}
+
+/*
+ * No live process maps the file any more: its table goes (built again if
+ * it is mapped again), and the model too when no process is left to name it.
+ */
 static void run__table_release(void *ctx, const struct unwind_table *t)
 {
-	if (t->file && !t->owns_file)
-		elf_file__set_part(t->file, ELF_PART_UNWIND, NULL, NULL);
+	struct st_run *r = ctx;
+	struct elf_file *ef = t->file;
+
+	if (!ef || t->owns_file)
+		return;
+	elf_file__set_part(ef, ELF_PART_UNWIND, NULL, NULL);
+	procs__put_file(r->procs, ef);
 }
 
 /*
@@ -316,6 +337,22 @@ static void run__find_exits(struct st_run *r, uint64_t now)
 	procs__find_exits(r->procs, now);
 }
 
+/*
+ * Once a second the walker's idle tables of files deleted meanwhile go, and
+ * their models with them when no process maps them: others rebuilding their
+ * binaries delete the old ones after they ran, and an idle table kept each
+ * one's fd (and disk space) for as long as stacktap ran.
+ */
+#define RUN_UNLINKED_CHECK_NS (1000 * 1000000ull)
+
+static void run__release_unlinked(struct st_run *r, uint64_t now)
+{
+	if (now - r->unlinked_check < RUN_UNLINKED_CHECK_NS)
+		return;
+	r->unlinked_check = now;
+	bpf_tables__release_unlinked(r->tables);
+}
+
 /* Return: true when tables may still wait to be built (the slice ran out). */
 static bool run__on_poll(void *ctx)
 {
@@ -328,6 +365,7 @@ static bool run__on_poll(void *ctx)
 		recorder__refresh(r->rec);
 	if (!r->tables)
 		return false;
+	run__release_unlinked(r, start);
 	bpf_tables__end_lazy(r->tables);
 	for (;;) {
 		if (procs_now() - start >= RUN_BUILD_SLICE_NS)
@@ -427,6 +465,7 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 					      .exited = run__exited, .forgotten = run__forgotten,
 					      .ctx = r };
 	const struct bpf_tables_hooks hooks_init = { .built = run__table_built,
+						     .taken = run__table_taken,
 						     .release = run__table_release, .ctx = r };
 	struct bpf_tables_hooks hooks = hooks_init;
 	struct replay *rp = replay_active();

@@ -40,6 +40,7 @@ struct st_run {
 	uint64_t last_settle;     /* when the tool last settled (run__forget_gone()) */
 	uint64_t unseen;          /* events counted with no record, as of the last look */
 	uint64_t unseen_check;    /* when that look was (run__find_unseen()) */
+	uint64_t unlinked_check;  /* when idle tables of deleted files were last looked for */
 };
 
 /**

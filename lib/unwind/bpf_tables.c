@@ -13,6 +13,7 @@
 
 #include "bpf/record.h"
 #include "bpf/unwind_maps.h"
+#include "lib/elf/elf_file.h"
 #include "lib/proc/maps.h"
 #include "lib/unwind/bpf_tables.h"
 #include "lib/unwind/page_index.h"
@@ -212,14 +213,21 @@ static void tables__release(struct bpf_tables *t, const struct unwind_table *ut)
 
 /*
  * Tables no live process maps stay built while their rows in memory add up
- * to at most BPF_TABLES_IDLE_ROWS: short-lived processes run the same few
- * programs again and again, and building a table costs far more than
- * keeping it. Beyond that the least recently used go (built again when
- * mapped again). Rows read in place from the cache file count for nothing:
+ * to at most BPF_TABLES_IDLE_ROWS, and they are at most
+ * BPF_TABLES_IDLE_FILES: short-lived processes run the same few programs
+ * again and again, and building a table costs far more than keeping it.
+ * Beyond that the least recently used go (built again when mapped again),
+ * and a deleted file's at once. Rows read in place from the cache file count for nothing:
  * a clang run after run kept loading libLLVM's and libclang-cpp's 2M rows.
  */
 static void tables__idle(struct bpf_tables *t, const struct unwind_table *ut)
 {
+	/* A deleted file is never mapped again: kept idle, it only pins its disk space. */
+	if (ut->file && elf_file__unlinked(ut->file)) {
+		t->st.tables_released++;
+		tables__release(t, ut);
+		return;
+	}
 	if (t->nidle == t->idle_cap) {
 		size_t cap = t->idle_cap ? t->idle_cap * 2 : 64;
 		const struct unwind_table **v = realloc(t->idle, cap * sizeof(*v));
@@ -233,7 +241,8 @@ static void tables__idle(struct bpf_tables *t, const struct unwind_table *ut)
 	}
 	t->idle[t->nidle++] = ut;
 	t->idle_rows += unwind_table__heap_rows(ut);
-	while (t->idle_rows > BPF_TABLES_IDLE_ROWS && t->nidle) {
+	while ((t->idle_rows > BPF_TABLES_IDLE_ROWS || t->nidle > BPF_TABLES_IDLE_FILES) &&
+	       t->nidle) {
 		const struct unwind_table *old = t->idle[0];
 
 		t->idle_rows -= unwind_table__heap_rows(old);
@@ -241,6 +250,24 @@ static void tables__idle(struct bpf_tables *t, const struct unwind_table *ut)
 		t->st.tables_released++;
 		tables__release(t, old);
 	}
+}
+
+void bpf_tables__release_unlinked(struct bpf_tables *t)
+{
+	const struct unwind_table *ut;
+	size_t i, k = 0;
+
+	for (i = 0; i < t->nidle; i++) {
+		ut = t->idle[i];
+		if (!ut->file || !elf_file__unlinked(ut->file)) {
+			t->idle[k++] = ut;
+			continue;
+		}
+		t->idle_rows -= unwind_table__heap_rows(ut);
+		t->st.tables_released++;
+		tables__release(t, ut); /* touches no idle entry; frees @ut */
+	}
+	t->nidle = k;
 }
 
 /*
@@ -262,8 +289,8 @@ static void tables__evict_idle(struct bpf_tables *t, uint32_t slots)
 	}
 }
 
-/* @ut is mapped again: no longer idle. */
-static void tables__unidle(struct bpf_tables *t, const struct unwind_table *ut)
+/* @ut is mapped again: no longer idle. Return: whether it was idle. */
+static bool tables__unidle(struct bpf_tables *t, const struct unwind_table *ut)
 {
 	size_t i;
 
@@ -271,9 +298,10 @@ static void tables__unidle(struct bpf_tables *t, const struct unwind_table *ut)
 		if (t->idle[i] == ut) {
 			t->idle_rows -= unwind_table__heap_rows(ut);
 			memmove(&t->idle[i], &t->idle[i + 1], (--t->nidle - i) * sizeof(*t->idle));
-			return;
+			return true;
 		}
 	}
+	return false;
 }
 
 /*
@@ -424,7 +452,9 @@ static struct loaded_file *tables__load_file(struct bpf_tables *t, const struct 
 		t->files = v;
 		t->cap = cap;
 	}
-	tables__unidle(t, ut);
+	/* Kept from here (loaded or idle) until tables__release(): taken unless already kept. */
+	if (!tables__unidle(t, ut) && t->hooks.taken)
+		t->hooks.taken(t->hooks.ctx, ut);
 	/* Placed apart: making room may move the loaded files in their array. */
 	tables__place(t, &nf);
 	f = &t->files[t->nfiles++];

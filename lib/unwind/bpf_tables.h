@@ -40,6 +40,14 @@ struct bpf_tables;
  * next run of the same program: 8 MiB.
  */
 #define BPF_TABLES_IDLE_ROWS (1u << 20)
+/*
+ * Idle tables kept at most, whatever their rows: each keeps its file model
+ * (an open fd, symbols) with it, and rows read in place from the table
+ * cache count for nothing above, so a machine rebuilding binaries all day
+ * kept one for every binary ever run. A program run again after 64 others
+ * has its table loaded again from the cache.
+ */
+#define BPF_TABLES_IDLE_FILES 64
 
 struct bpf_tables_stats {
 	uint64_t rows_used, rows_max; /* slots of st_urows: rows and page indexes */
@@ -74,14 +82,19 @@ struct bpf_tables_stats {
  *    of the programs the machine runs, and building tables for the others
  *    was most of its own CPU. Implies lazy;
  *  - built(): is the table of @m built (or known not to be buildable)?
+ *  - taken(): the loader keeps @t from now until release() (its rows in
+ *    st_urows, or idle): what @t hangs on must stay until then;
  *  - release(): no live process has mapped the file of @t for a while (its
  *    rows left st_urows at once, or in when_met mode when the space was
  *    wanted or now; see BPF_TABLES_IDLE_ROWS): the table may be freed.
+ *    Each taken() is followed by exactly one release(), unless the loader
+ *    is freed first.
  */
 struct bpf_tables_hooks {
 	bool lazy;
 	bool when_met;
 	bool (*built)(void *ctx, int pid, const struct proc_map *m);
+	void (*taken)(void *ctx, const struct unwind_table *t);
 	void (*release)(void *ctx, const struct unwind_table *t);
 	void *ctx;
 };
@@ -131,6 +144,13 @@ void bpf_tables__remove_process(struct bpf_tables *t, int pid);
  * Return: 1 when a process was served, 0 when none waits.
  */
 int bpf_tables__build_pending(struct bpf_tables *t);
+
+/**
+ * bpf_tables__release_unlinked() - the idle tables of files deleted since
+ * they idled go now (release()): no process can map such a file again, and
+ * keeping its model keeps the deleted file's disk space.
+ */
+void bpf_tables__release_unlinked(struct bpf_tables *t);
 
 /**
  * bpf_tables__end_lazy() - start-up is over: from now on a process's tables

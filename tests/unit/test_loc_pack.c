@@ -34,7 +34,7 @@ int main(void)
 		{ .path = libc, .file = m1, .file_off = 0xffffffffffffull, .file_backed = true },
 		{ .path = anon, .file_off = 0 },
 	};
-	struct loc_places *lp = loc_places__new();
+	struct loc_places *lp = loc_places__new(NULL);
 	struct proc_loc out[6];
 	void *pa, *pb, *pe;
 	size_t i;
