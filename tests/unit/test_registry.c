@@ -330,6 +330,55 @@ static void check_push_met_only(void)
 	procs__free(r);
 }
 
+/*
+ * procs__see_ending(): an event of a process whose exit is queued reads no
+ * /proc (a live child's vDSO stays unknown), says its mappings come from
+ * records only, and still tells the listener what the records made, once;
+ * a later plain procs__see() reads /proc as before. A process read from
+ * /proc is not records-only.
+ */
+static void check_see_ending(void)
+{
+	const int a = 2000000041;
+	struct proc_registry *r = procs__new();
+	struct pushes p = { .pid = { a } };
+	struct proc_map lib = { .start = 0x10000, .end = 0x20000, .inode = 1, .prot = PROC_MAP_X,
+				.path = "/nonexistent/liba.so" };
+	uint64_t base = getauxval(AT_SYSINFO_EHDR), bias = 0;
+	pid_t child;
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	procs__read_exec_late(r, true);
+	procs__listen(r, &(struct procs_listener){ .maps = pushes__maps, .ctx = &p });
+	procs__push_met_only(r, true);
+	procs__exec(r, a, 200);
+	procs__map(r, a, 300, &lib);
+	CHECK_EQ_U64(procs__see_ending(r, a, 400), PROCS_RECORDS_ONLY);
+	CHECK_EQ_U64(p.calls[0], 1);
+	CHECK_EQ_U64(p.nmaps[0], 1);
+	CHECK_EQ_U64(procs__see_ending(r, a, 450), PROCS_RECORDS_ONLY);
+	CHECK_EQ_U64(p.calls[0], 1);
+	procs__listen(r, NULL);
+
+	child = fork();
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	CHECK(child > 0);
+	procs__exec(r, child, procs_now());
+	CHECK_EQ_U64(procs__see_ending(r, child, procs_now()), PROCS_RECORDS_ONLY);
+	CHECK(procs__find_elf(r, child, procs_now(), base + 0x10, &bias) == NULL);
+	CHECK_EQ_U64(procs__see(r, child, procs_now()), 0);
+	check_vdso(r, child);
+	CHECK_EQ_U64(procs__see_ending(r, child, procs_now()), 0);
+	kill(child, SIGKILL);
+	CHECK(waitpid(child, NULL, 0) == child);
+	procs__free(r);
+}
+
 int main(void)
 {
 	uint64_t addr = (uintptr_t)reg_test_target + 3;
@@ -351,6 +400,7 @@ int main(void)
 	check_exec_late(addr, &e);
 	check_find_exits();
 	check_push_met_only();
+	check_see_ending();
 	elf_file__free(self);
 	CHECK(reg_test_target(1) == 10);
 	return CHECK_DONE();
