@@ -138,9 +138,9 @@ static int session__on_proc(struct session *s, const void *data, size_t size)
 {
 	const struct st_proc_event *pe = data;
 
-	/* Only MAP records carry the path; the others stop before it. */
+	/* Only MAP records carry the path, up to its last name; the others stop before it. */
 	if (size < offsetof(struct st_proc_event, comps) ||
-	    (pe->what == ST_PROC_MAP && size < sizeof(*pe)))
+	    (pe->what == ST_PROC_MAP && size < st_proc_map_size(pe->ncomps)))
 		st_warn("session: short process record of %zu bytes ignored", size);
 	else if (s->opts.on_proc)
 		s->opts.on_proc(s->opts.ctx, pe);
