@@ -107,6 +107,18 @@ struct st_proc_event {
 	char comps[ST_PATH_COMPS][ST_COMP_LEN];
 };
 
+/*
+ * An ST_PROC_MAP record is sent up to its last path name (most paths use
+ * 3-5 of the 16 slots); older recordings hold it in full. The bytes a map
+ * record of @ncomps names takes, at most the full record.
+ */
+static inline __u64 st_proc_map_size(__u64 ncomps)
+{
+	if (ncomps > ST_PATH_COMPS)
+		ncomps = ST_PATH_COMPS;
+	return __builtin_offsetof(struct st_proc_event, comps) + ncomps * ST_COMP_LEN;
+}
+
 /* st_event.flags */
 #define ST_EV_KTRUNC (1u << 0)   /* kernel stack reached the depth limit */
 #define ST_EV_UTRUNC (1u << 1)   /* user stack reached the depth limit */

@@ -1,41 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Process lifecycle records applied to the registry. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "lib/proc/lifecycle.h"
 #include "lib/proc/registry.h"
 
-/* The path of a map record: its dentry names, root first. "" when cut short. */
-static char *lifecycle__path(const struct st_proc_event *pe)
+/* A path of ST_PATH_COMPS names, each with its '/', and the NUL. */
+#define LIFECYCLE_PATH_MAX (ST_PATH_COMPS * (ST_COMP_LEN + 1) + 1)
+
+/*
+ * The path of a map record in @buf: its dentry names, root first; "" when
+ * cut short. On the stack: the registry interns it, and a malloc'ed copy
+ * per record was three allocations for every short process.
+ */
+static char *lifecycle__path(const struct st_proc_event *pe, char buf[LIFECYCLE_PATH_MAX])
 {
-	size_t len = 1, i, n = pe->ncomps < ST_PATH_COMPS ? pe->ncomps : ST_PATH_COMPS;
-	char *path;
+	size_t at = 0, len, i = pe->ncomps < ST_PATH_COMPS ? pe->ncomps : ST_PATH_COMPS;
 
 	if (pe->map_flags & ST_MAP_PATH_CUT)
-		return strdup("");
-	for (i = 0; i < n; i++)
-		len += strnlen(pe->comps[i], ST_COMP_LEN) + 1;
-	path = calloc(1, len);
-	for (i = n; path && i > 0; i--) {
-		strcat(path, "/");
-		strncat(path, pe->comps[i - 1], ST_COMP_LEN);
+		i = 0;
+	for (; i > 0; i--) {
+		len = strnlen(pe->comps[i - 1], ST_COMP_LEN);
+		buf[at++] = '/';
+		memcpy(buf + at, pe->comps[i - 1], len);
+		at += len;
 	}
-	return path;
+	buf[at] = '\0';
+	return buf;
 }
 
 /* A mapping record describes the mapping in full: the process may be gone already. */
 static void lifecycle__map(struct proc_registry *r, const struct st_proc_event *pe)
 {
+	char path[LIFECYCLE_PATH_MAX];
 	struct proc_map m = {
 		.start = pe->start, .end = pe->end, .pgoff = pe->pgoff, .inode = pe->ino,
 		.dev_major = pe->dev >> 20, .dev_minor = pe->dev & 0xfffff,
-		.prot = PROC_MAP_R | PROC_MAP_X, .path = lifecycle__path(pe),
+		.prot = PROC_MAP_R | PROC_MAP_X, .path = lifecycle__path(pe, path),
 	};
 
-	if (m.path)
-		procs__map(r, pe->pid, pe->ts, &m);
-	free(m.path);
+	procs__map(r, pe->pid, pe->ts, &m);
 }
 
 void procs__on_record(struct proc_registry *r, const struct st_proc_event *pe)

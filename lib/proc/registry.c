@@ -377,7 +377,11 @@ void procs__read_exec_late(struct proc_registry *r, bool late)
 	r->exec_read_late = late;
 }
 
-int procs__see(struct proc_registry *r, int pid, uint64_t ts)
+/*
+ * procs__see(); @ending: the process's exit is on its way, and a read the
+ * exec put off is not made (see procs__see_ending()).
+ */
+static int procs__see_at(struct proc_registry *r, int pid, uint64_t ts, bool ending)
 {
 	struct reg_proc *p = procs__lookup(r, pid);
 	int err;
@@ -387,11 +391,11 @@ int procs__see(struct proc_registry *r, int pid, uint64_t ts)
 	if (p)
 		p->met = true;
 	if (p && p->based && !(p->exit_ts && ts > p->exit_ts)) {
-		if (p->unread && !p->exit_ts)
+		if (p->unread && !p->exit_ts && !ending)
 			return procs__read_late(r, p, pid); /* told after the read */
 		if (p->push_due && !p->exit_ts)
 			procs__push(r, pid, p);
-		return 0;
+		return p->unread ? PROCS_RECORDS_ONLY : 0;
 	}
 	if (!p && !(p = procs__get(r, pid))) {
 		procs__oom(pid);
@@ -412,6 +416,18 @@ int procs__see(struct proc_registry *r, int pid, uint64_t ts)
 		r->stats.pid_gone++;
 	}
 	return err;
+}
+
+int procs__see(struct proc_registry *r, int pid, uint64_t ts)
+{
+	int err = procs__see_at(r, pid, ts, false);
+
+	return err == PROCS_RECORDS_ONLY ? 0 : err;
+}
+
+int procs__see_ending(struct proc_registry *r, int pid, uint64_t ts)
+{
+	return procs__see_at(r, pid, ts, true);
 }
 
 void procs__exec(struct proc_registry *r, int pid, uint64_t ts)

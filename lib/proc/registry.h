@@ -86,6 +86,23 @@ uint64_t procs_now(void);
  */
 int procs__see(struct proc_registry *r, int pid, uint64_t ts);
 
+/* procs__see_ending(): what is known of the process comes from its records alone. */
+#define PROCS_RECORDS_ONLY 1
+
+/**
+ * procs__see_ending() - procs__see() for an event of a process whose exit
+ * is already on its way (lib/session/exits_ahead.h): the read an exec put
+ * off (procs__read_exec_late()) is not made. The exit record comes right
+ * before the kernel tears the mappings down (exit_mm()): by the time it is
+ * read, /proc/PID/maps is empty or gone, and the records' mappings are all
+ * there is, as once the exit is handled.
+ *
+ * Return: PROCS_RECORDS_ONLY when no /proc read of the process was made
+ * (its records name files only: no anonymous code of it is known), else as
+ * procs__see().
+ */
+int procs__see_ending(struct proc_registry *r, int pid, uint64_t ts);
+
 /**
  * procs__read_exec_late() - with @late, an exec does not read /proc/PID/maps:
  * the exec's records (the binary, its interpreter, every later mapping of

@@ -402,7 +402,7 @@ static size_t rec__ring_len(const void *data, size_t size)
 		keep = sizeof(*us) + us->udepth * 8ull;
 	else if (size >= sizeof(*pe) && pe->kind == ST_REC_PROC && pe->what == ST_PROC_MAP &&
 		 pe->ncomps <= ST_PATH_COMPS)
-		keep = offsetof(struct st_proc_event, comps) + pe->ncomps * (size_t)ST_COMP_LEN;
+		keep = st_proc_map_size(pe->ncomps);
 	return keep < size ? keep : size;
 }
 

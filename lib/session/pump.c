@@ -431,6 +431,25 @@ int ring_pump__take(struct ring_pump *p, ring_pump_fn fn, void *ctx)
 	}
 }
 
+void ring_pump__peek(struct ring_pump *p, ring_pump_fn fn, void *ctx)
+{
+	const struct pump_chunk *c;
+	const struct pump_rec *r;
+	size_t at;
+
+	/* Under the lock: the pump may be appending to the tail, and moves nothing else. */
+	pthread_mutex_lock(&p->lock);
+	for (c = p->head; c; c = c->next) {
+		for (at = c->read; at < c->len; at += pump__rec_bytes(r->size)) {
+			r = (const struct pump_rec *)(c->data + at);
+			if (fn(ctx, (void *)r->data, r->size) < 0)
+				goto out;
+		}
+	}
+out:
+	pthread_mutex_unlock(&p->lock);
+}
+
 void ring_pump__sync(struct ring_pump *p)
 {
 	uint64_t ticket;

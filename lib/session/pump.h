@@ -47,6 +47,13 @@ int ring_pump__wait(struct ring_pump *p, int timeout_ms);
 int ring_pump__take(struct ring_pump *p, ring_pump_fn fn, void *ctx);
 
 /**
+ * ring_pump__peek() - hand the queued records to @fn, oldest first, without
+ * taking them (a look ahead: what the next take will hand), until the end
+ * of the queue or @fn returns negative. The pump waits meanwhile.
+ */
+void ring_pump__peek(struct ring_pump *p, ring_pump_fn fn, void *ctx);
+
+/**
  * ring_pump__sync() - return once the pump has drained everything the ring
  * buffer held when called into the queue (the stop: every record taken
  * before it is read).

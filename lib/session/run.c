@@ -22,15 +22,30 @@
 #include "lib/unwind/table_cache.h"
 #include "lib/util/machine.h"
 
+/*
+ * An event meets its process. One whose exit is already queued behind it
+ * (session__exit_ahead()) gets nothing for its later events: no /proc read,
+ * no tables for the BPF walker (removed at the exit a moment later), and,
+ * known from its records alone (file mappings only: no frame of it is
+ * anonymous code), no look for a perf map.
+ */
+static void run__meet(struct st_run *r, const struct st_event *ev)
+{
+	bool ending = session__exit_ahead(r->session, ev->pid, ev->ts);
+	int seen = ending ? procs__see_ending(r->procs, ev->pid, ev->ts)
+			  : procs__see(r->procs, ev->pid, ev->ts);
+
+	if (!(ev->flags & ST_EV_KTHREAD) && seen != PROCS_RECORDS_ONLY)
+		symbolizer__see(r->sym, ev->pid); /* its perf map, while it surely lives */
+	if (r->tables && !ending)
+		bpf_tables__serve_now(r->tables, ev->pid);
+}
+
 static int run__on_event(void *ctx, const struct st_event *ev, const uint64_t *ips)
 {
 	struct st_run *r = ctx;
 
-	procs__see(r->procs, ev->pid, ev->ts);
-	if (!(ev->flags & ST_EV_KTHREAD))
-		symbolizer__see(r->sym, ev->pid); /* its perf map, while it surely lives */
-	if (r->tables)
-		bpf_tables__serve_now(r->tables, ev->pid);
+	run__meet(r, ev);
 	if (r->copy) {
 		/* A walk that met unloaded code came with a stack copy: unwind it here. */
 		ev = copy_stage__process(r->copy, ev, &ips);

@@ -18,6 +18,7 @@
 #include "lib/proc/source.h"
 #include "lib/record/recorder.h"
 #include "lib/record/replay.h"
+#include "lib/session/exits_ahead.h"
 #include "lib/session/held.h"
 #include "lib/session/joiner.h"
 #include "lib/session/losses.h"
@@ -89,6 +90,7 @@ struct session {
 	bool stop;
 	bool interrupted;
 	const uint64_t *ustops_replaced; /* [ST_USTOP_MAX] walks whose stack the copy replaced */
+	struct exits_ahead ahead; /* live, not recording: exits queued behind the take */
 	struct session_losses interval_base; /* the counts when the last interval was reported */
 	uint64_t print_ts; /* the last interval's end or the stop: what a print is as of */
 };
@@ -136,9 +138,9 @@ static int session__on_proc(struct session *s, const void *data, size_t size)
 {
 	const struct st_proc_event *pe = data;
 
-	/* Only MAP records carry the path; the others stop before it. */
+	/* Only MAP records carry the path, up to its last name; the others stop before it. */
 	if (size < offsetof(struct st_proc_event, comps) ||
-	    (pe->what == ST_PROC_MAP && size < sizeof(*pe)))
+	    (pe->what == ST_PROC_MAP && size < st_proc_map_size(pe->ncomps)))
 		st_warn("session: short process record of %zu bytes ignored", size);
 	else if (s->opts.on_proc)
 		s->opts.on_proc(s->opts.ctx, pe);
@@ -345,6 +347,28 @@ static bool session__target_gone(const struct session *s)
 }
 
 /*
+ * The queued records to session__on_record(). Live and not recording, the
+ * exits among them are noted first (exits_ahead.h): work for a process
+ * whose exit is already on its way is skipped. A recording's reads must be
+ * those its report makes, and a replay cannot see the live queue: both
+ * look at nothing ahead.
+ */
+static int session__take(struct session *s)
+{
+	exits_ahead__clear(&s->ahead);
+	if (!s->opts.rec) {
+		ring_pump__peek(s->pump, exits_ahead__note, &s->ahead);
+		exits_ahead__seal(&s->ahead);
+	}
+	return ring_pump__take(s->pump, session__on_record, s);
+}
+
+bool session__exit_ahead(const struct session *s, int pid, uint64_t ts)
+{
+	return s && exits_ahead__has(&s->ahead, pid, ts);
+}
+
+/*
  * Whatever was captured before the stop is still output: the ring buffer is
  * drained, deferred stacks still on their way are waited for a little, and
  * the events whose stack did not come leave flagged. Events taken after the
@@ -362,11 +386,11 @@ static void session__drain(struct session *s)
 	deadline = s->stop_ts + SESSION_DRAIN_MS * 1000000ull;
 	ring_pump__pace(s->pump, SESSION_DRAIN_STEP_MS);
 	ring_pump__sync(s->pump);
-	ring_pump__take(s->pump, session__on_record, s);
+	session__take(s);
 	while (!s->stop && joiner__waiting(s->joiner) && mono_ns() < deadline) {
 		if (ring_pump__wait(s->pump, SESSION_DRAIN_STEP_MS) < 0)
 			break;
-		ring_pump__take(s->pump, session__on_record, s);
+		session__take(s);
 	}
 	if (s->stop)
 		return;
@@ -499,7 +523,7 @@ int session__run(struct session *s)
 		err = ring_pump__wait(s->pump, poll_ms);
 		s->batch_start = mono_ns();
 		if (err >= 0 && !s->stop)
-			err = ring_pump__take(s->pump, session__on_record, s);
+			err = session__take(s);
 		if (err == -EINTR || err == -ECANCELED || err == -EAGAIN)
 			err = 0;
 		if (err < 0)
@@ -660,6 +684,7 @@ void session__free(struct session *s)
 	if (!s)
 		return;
 	ring_pump__free(s->pump);
+	exits_ahead__free(&s->ahead);
 	joiner__free(s->joiner);
 	free(s);
 }

@@ -125,6 +125,14 @@ uint64_t session__handled_before(const struct session *s);
  */
 bool session__draining(const struct session *s);
 
+/**
+ * session__exit_ahead() - on the thread running @s: is the exit of the
+ * process @pid had at @ts (an event's time) already queued behind the
+ * record being handled (lib/session/exits_ahead.h)? Live runs that do not
+ * record only; false otherwise, and for a NULL @s.
+ */
+bool session__exit_ahead(const struct session *s, int pid, uint64_t ts);
+
 /** session__interrupted() - true when a signal ended the run. */
 bool session__interrupted(const struct session *s);
 

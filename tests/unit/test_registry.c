@@ -116,6 +116,19 @@ static uint64_t libc_qsort(void)
 	return (uintptr_t)f;
 }
 
+/* A child that waits to be killed: a live process to read /proc of. */
+static pid_t paused_child(void)
+{
+	pid_t child = fork();
+
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	CHECK(child > 0);
+	return child;
+}
+
 /* A child read from /proc, killed: its frames still resolve, its file shared with ours. */
 static void check_live_and_gone(struct proc_registry *r, uint64_t addr, const struct expect *e)
 {
@@ -123,12 +136,7 @@ static void check_live_and_gone(struct proc_registry *r, uint64_t addr, const st
 	uint64_t sym_off = 0;
 	pid_t child;
 
-	child = fork();
-	if (child == 0) {
-		for (;;)
-			pause();
-	}
-	CHECK(child > 0);
+	child = paused_child();
 	CHECK_EQ_U64(procs__see(r, child, procs_now()), 0);
 	CHECK_EQ_U64(procs__see(r, child, procs_now()), 0);
 	kill(child, SIGKILL);
@@ -207,18 +215,18 @@ static void check_exec_late(uint64_t addr, const struct expect *e)
 	if (!r)
 		return;
 	procs__read_exec_late(r, true);
-	child = fork();
-	if (child == 0) {
-		for (;;)
-			pause();
-	}
-	CHECK(child > 0);
+	child = paused_child();
 	procs__exec(r, child, procs_now());
 	CHECK(procs__find_elf(r, child, procs_now(), base + 0x10, &bias) == NULL);
 	/* Its fork reads nothing either: the grandchild inherits what is known. */
 	procs__fork(r, child, 2000000003, procs_now());
 	CHECK(procs__find_elf(r, child, procs_now(), base + 0x10, &bias) == NULL);
+	/* Its exit on its way (procs__see_ending()): still no read, and it says so. */
+	CHECK_EQ_U64(procs__see_ending(r, child, procs_now()), PROCS_RECORDS_ONLY);
+	CHECK_EQ_U64(procs__see_ending(r, 2000000003, procs_now()), PROCS_RECORDS_ONLY);
+	CHECK(procs__find_elf(r, child, procs_now(), base + 0x10, &bias) == NULL);
 	CHECK_EQ_U64(procs__see(r, child, procs_now()), 0);
+	CHECK_EQ_U64(procs__see_ending(r, child, procs_now()), 0); /* read: not records-only */
 	check_frame(r, child, addr, e);
 	check_vdso(r, child);
 	kill(child, SIGKILL);
@@ -234,7 +242,7 @@ static void check_exec_late(uint64_t addr, const struct expect *e)
 static void check_find_exits(void)
 {
 	struct proc_registry *r = procs__new();
-	pid_t kept, killed;
+	pid_t kept = 0, killed = 0;
 	uint64_t t;
 	size_t due;
 	int i;
@@ -243,13 +251,8 @@ static void check_find_exits(void)
 	if (!r)
 		return;
 	for (i = 0; i < 2; i++) {
-		pid_t c = fork();
+		pid_t c = paused_child();
 
-		if (c == 0) {
-			for (;;)
-				pause();
-		}
-		CHECK(c > 0);
 		CHECK_EQ_U64(procs__see(r, c, procs_now()), 0);
 		*(i ? &killed : &kept) = c;
 	}
@@ -330,6 +333,36 @@ static void check_push_met_only(void)
 	procs__free(r);
 }
 
+/*
+ * procs__see_ending() of a process known from records: the listener hears
+ * what the records made, once, as at procs__see() (the copy unwinder needs
+ * the mappings for the event at hand). The reads: check_exec_late().
+ */
+static void check_see_ending(void)
+{
+	const int a = 2000000041;
+	struct proc_registry *r = procs__new();
+	struct pushes p = { .pid = { a } };
+	struct proc_map lib = { .start = 0x10000, .end = 0x20000, .inode = 1, .prot = PROC_MAP_X,
+				.path = "/nonexistent/liba.so" };
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	procs__read_exec_late(r, true);
+	procs__listen(r, &(struct procs_listener){ .maps = pushes__maps, .ctx = &p });
+	procs__push_met_only(r, true);
+	procs__exec(r, a, 200);
+	procs__map(r, a, 300, &lib);
+	CHECK_EQ_U64(procs__see_ending(r, a, 400), PROCS_RECORDS_ONLY);
+	CHECK_EQ_U64(p.calls[0], 1);
+	CHECK_EQ_U64(p.nmaps[0], 1);
+	CHECK_EQ_U64(procs__see_ending(r, a, 450), PROCS_RECORDS_ONLY);
+	CHECK_EQ_U64(p.calls[0], 1);
+	procs__listen(r, NULL);
+	procs__free(r);
+}
+
 int main(void)
 {
 	uint64_t addr = (uintptr_t)reg_test_target + 3;
@@ -351,6 +384,7 @@ int main(void)
 	check_exec_late(addr, &e);
 	check_find_exits();
 	check_push_met_only();
+	check_see_ending();
 	elf_file__free(self);
 	CHECK(reg_test_target(1) == 10);
 	return CHECK_DONE();
