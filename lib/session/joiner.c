@@ -624,6 +624,14 @@ size_t joiner__waiting(const struct joiner *j)
 	return j->nwaiting_events;
 }
 
+void joiner__report_memory(const struct joiner *j)
+{
+	fprintf(stderr, "stacktap: joiner: %zu answered cookies kept for late events, %zu waiting; "
+		"%llu forgotten with their process; %zu KiB held now, %zu KiB at most\n",
+		j->done.n, j->waiting.n, (unsigned long long)j->st.gone_done, j->st.bytes / 1024,
+		j->st.peak_bytes / 1024);
+}
+
 const struct joiner_stats *joiner__stats(const struct joiner *j)
 {
 	return &j->st;

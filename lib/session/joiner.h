@@ -61,6 +61,13 @@ struct joiner_stats {
 
 struct joiner;
 
+/**
+ * joiner__report_memory() - one stderr line (--debug): the answered cookies
+ * kept for late events and the waiting ones, those forgotten with their
+ * process (joiner__forget_pids()), and the bytes held now and at most.
+ */
+void joiner__report_memory(const struct joiner *j);
+
 /** joiner__new() - Return: a joiner, or NULL (ENOMEM, or EINVAL without @emit). */
 struct joiner *joiner__new(const struct joiner_opts *o);
 

@@ -622,6 +622,11 @@ void session__forget_pids(struct session *s, const int *pids, size_t n)
 	joiner__forget_pids(s->joiner, pids, n);
 }
 
+void session__report_joiner(const struct session *s)
+{
+	joiner__report_memory(s->joiner);
+}
+
 void session__take_back_stops(struct session *s, const uint64_t *replaced)
 {
 	s->ustops_replaced = replaced;
