@@ -104,7 +104,9 @@ int joiner__lookup(struct joiner *j, uint64_t cookie, const uint64_t **ips, size
 
 /**
  * joiner__tick() - give up on cookies whose task is gone: seen gone at two
- * ticks at least @min_gap_ns apart, with the ring buffer drained between.
+ * ticks at least @min_gap_ns apart, with the ring buffer drained between;
+ * and forget answered cookies with a stack copy whose task is gone alike
+ * (counted in gone_done, as joiner__forget_pids() counts).
  *
  * Return: 0 or the emit callback's non-zero value.
  */
