@@ -610,7 +610,8 @@ int joiner__tick(struct joiner *j, uint64_t now_ns, uint64_t min_gap_ns)
 	if (j->last_tick && now_ns - j->last_tick < min_gap_ns)
 		return 0;
 	j->last_tick = now_ns;
-	joiner__tick_answered(j);
+	if (j->o.tick_answered)
+		joiner__tick_answered(j);
 	for (e = j->waiting.head; e && !ret; e = next) {
 		next = e->next;
 		if (joiner__gone_twice(j, e))

@@ -39,6 +39,7 @@ enum joiner_lost {
 struct joiner_opts {
 	size_t max_bytes;  /* 0: JOINER_MAX_BYTES_DEFAULT */
 	size_t done_keep;  /* 0: JOINER_DONE_KEEP_DEFAULT */
+	bool tick_answered; /* joiner__tick() forgets copied answered cookies of gone tasks too */
 	/* A complete event: kernel ips then user ips. Non-zero stops emitting. */
 	int (*emit)(void *ctx, const struct st_event *ev, const uint64_t *ips);
 	/* Is this thread still there? NULL: look in /proc. */
@@ -105,8 +106,8 @@ int joiner__lookup(struct joiner *j, uint64_t cookie, const uint64_t **ips, size
 /**
  * joiner__tick() - give up on cookies whose task is gone: seen gone at two
  * ticks at least @min_gap_ns apart, with the ring buffer drained between;
- * and forget answered cookies with a stack copy whose task is gone alike
- * (counted in gone_done, as joiner__forget_pids() counts).
+ * with joiner_opts.tick_answered, forget answered cookies with a stack copy
+ * whose task is gone alike (counted in gone_done, as joiner__forget_pids()).
  *
  * Return: 0 or the emit callback's non-zero value.
  */

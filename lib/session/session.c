@@ -277,7 +277,13 @@ static int session__on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static struct session *session__alloc(const struct session_opts *opts)
+/*
+ * @live: neither replaying nor recording. A recording replays the answers
+ * to "is this task alive?" in the order they were asked; the joiner's look
+ * at answered cookies' tasks (joiner_opts.tick_answered) would ask more
+ * than a recording made before it holds, so only a live run asks.
+ */
+static struct session *session__alloc(const struct session_opts *opts, bool live)
 {
 	struct session *s = calloc(1, sizeof(*s));
 
@@ -286,7 +292,8 @@ static struct session *session__alloc(const struct session_opts *opts)
 	s->opts = *opts;
 	s->stats_fd = -1;
 	s->held_fd = -1;
-	s->joiner = joiner__new(&(struct joiner_opts){ .emit = session__deliver, .ctx = s });
+	s->joiner = joiner__new(&(struct joiner_opts){ .emit = session__deliver, .ctx = s,
+						       .tick_answered = live });
 	if (!s->joiner) {
 		free(s);
 		return NULL;
@@ -296,7 +303,7 @@ static struct session *session__alloc(const struct session_opts *opts)
 
 struct session *session__new_replay(struct replay *rp, const struct session_opts *opts)
 {
-	struct session *s = session__alloc(opts);
+	struct session *s = session__alloc(opts, false);
 
 	if (s)
 		s->rp = rp;
@@ -317,7 +324,7 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 		errno = ENOENT;
 		return NULL;
 	}
-	s = session__alloc(opts);
+	s = session__alloc(opts, !opts->rec);
 	if (!s)
 		return NULL;
 	s->stats_fd = bpf_map__fd(stats);

@@ -48,6 +48,7 @@ static struct joiner *fresh(size_t max_bytes, size_t done_keep)
 		.done_keep = done_keep,
 		.emit = emit,
 		.task_alive = task_alive,
+		.tick_answered = true,
 	};
 
 	nout = 0;
@@ -368,6 +369,27 @@ static void test_tick_answered(void)
 	joiner__free(j);
 }
 
+/* Without tick_answered (a replay, a recording) the ticks ask nothing of answered cookies. */
+static void test_tick_answered_off(void)
+{
+	struct joiner *j = joiner__new(&(struct joiner_opts){ .emit = emit,
+							       .task_alive = task_alive });
+	uint64_t s = 1000000000ull;
+	const uint64_t *ips;
+	size_t n;
+
+	nout = 0;
+	answer_with_copy(j, 100);
+	alive = false;
+	CHECK_EQ_U64(joiner__tick(j, 1 * s, s), 0);
+	CHECK_EQ_U64(joiner__tick(j, 2 * s, s), 0);
+	CHECK_EQ_U64(joiner__tick(j, 3 * s, s), 0);
+	CHECK_EQ_U64(joiner__stats(j)->gone_done, 0);
+	CHECK_EQ_U64(joiner__lookup(j, (uint64_t)100 << 32 | 1, &ips, &n), 0);
+	CHECK(n == 1 && ips[0] == 0x401000);
+	joiner__free(j);
+}
+
 int main(void)
 {
 	test_in_order_and_shared();
@@ -379,5 +401,6 @@ int main(void)
 	test_copy_forwarded();
 	test_forget_pids();
 	test_tick_answered();
+	test_tick_answered_off();
 	return CHECK_DONE();
 }
