@@ -515,6 +515,7 @@ static int joiner__answer(struct joiner *j, struct jentry *e, const struct st_us
 	e->uflags = us->flags;
 	e->stop = us->stop;
 	e->done = true;
+	e->gone_seen = false; /* answered: two more ticks before it may go (joiner__tick_answered()) */
 	jlist__append(&j->done, e);
 	return 0;
 }
@@ -564,6 +565,43 @@ int joiner__lookup(struct joiner *j, uint64_t cookie, const uint64_t **ips, size
 	return 0;
 }
 
+/* Is @e's task gone at this tick and the one before? (A tick notes it in e->gone_seen.) */
+static bool joiner__gone_twice(struct joiner *j, struct jentry *e)
+{
+	bool alive = j->o.task_alive ? j->o.task_alive(j->o.ctx, e->pid, e->tid)
+				     : proc_source_task_alive(e->pid, e->tid);
+
+	if (alive || !e->gone_seen) {
+		e->gone_seen = !alive;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Answered cookies with a stack copy whose task is gone at two ticks go:
+ * as a rule they go with their process (joiner__forget_pids()), but a
+ * process the registry never knew or never forgot (its records lost to a
+ * full ring buffer) kept its copies (~9 KiB each) until done_keep trimmed
+ * them: 40 MB of them once, under two churns at a time. Late events come
+ * microseconds after their stack, long before a second tick. Those without
+ * a copy (a few words) are left to the bound: a look at /proc each would
+ * cost more than they hold.
+ */
+static void joiner__tick_answered(struct joiner *j)
+{
+	struct jentry *e, *next;
+
+	for (e = j->done.head; e; e = next) {
+		next = e->next;
+		if (!e->copy || !joiner__gone_twice(j, e))
+			continue;
+		jlist__remove(&j->done, e);
+		joiner__unhash(j, e);
+		j->st.gone_done++;
+	}
+}
+
 int joiner__tick(struct joiner *j, uint64_t now_ns, uint64_t min_gap_ns)
 {
 	struct jentry *e, *next;
@@ -572,16 +610,11 @@ int joiner__tick(struct joiner *j, uint64_t now_ns, uint64_t min_gap_ns)
 	if (j->last_tick && now_ns - j->last_tick < min_gap_ns)
 		return 0;
 	j->last_tick = now_ns;
+	if (j->o.tick_answered)
+		joiner__tick_answered(j);
 	for (e = j->waiting.head; e && !ret; e = next) {
-		bool alive = j->o.task_alive ? j->o.task_alive(j->o.ctx, e->pid, e->tid)
-					     : proc_source_task_alive(e->pid, e->tid);
-
 		next = e->next;
-		if (alive)
-			e->gone_seen = false;
-		else if (!e->gone_seen)
-			e->gone_seen = true;
-		else
+		if (joiner__gone_twice(j, e))
 			ret = joiner__give_up(j, e, JOINER_LOST_EXITED);
 	}
 	return ret;
@@ -622,6 +655,14 @@ int joiner__flush(struct joiner *j, enum joiner_lost reason)
 size_t joiner__waiting(const struct joiner *j)
 {
 	return j->nwaiting_events;
+}
+
+void joiner__report_memory(const struct joiner *j)
+{
+	fprintf(stderr, "stacktap: joiner: %zu answered cookies kept for late events, %zu waiting; "
+		"%llu forgotten with their process; %zu KiB held now, %zu KiB at most\n",
+		j->done.n, j->waiting.n, (unsigned long long)j->st.gone_done, j->st.bytes / 1024,
+		j->st.peak_bytes / 1024);
 }
 
 const struct joiner_stats *joiner__stats(const struct joiner *j)

@@ -39,6 +39,7 @@ enum joiner_lost {
 struct joiner_opts {
 	size_t max_bytes;  /* 0: JOINER_MAX_BYTES_DEFAULT */
 	size_t done_keep;  /* 0: JOINER_DONE_KEEP_DEFAULT */
+	bool tick_answered; /* joiner__tick() forgets copied answered cookies of gone tasks too */
 	/* A complete event: kernel ips then user ips. Non-zero stops emitting. */
 	int (*emit)(void *ctx, const struct st_event *ev, const uint64_t *ips);
 	/* Is this thread still there? NULL: look in /proc. */
@@ -60,6 +61,13 @@ struct joiner_stats {
 };
 
 struct joiner;
+
+/**
+ * joiner__report_memory() - one stderr line (--debug): the answered cookies
+ * kept for late events and the waiting ones, those forgotten with their
+ * process (joiner__forget_pids()), and the bytes held now and at most.
+ */
+void joiner__report_memory(const struct joiner *j);
 
 /** joiner__new() - Return: a joiner, or NULL (ENOMEM, or EINVAL without @emit). */
 struct joiner *joiner__new(const struct joiner_opts *o);
@@ -97,7 +105,9 @@ int joiner__lookup(struct joiner *j, uint64_t cookie, const uint64_t **ips, size
 
 /**
  * joiner__tick() - give up on cookies whose task is gone: seen gone at two
- * ticks at least @min_gap_ns apart, with the ring buffer drained between.
+ * ticks at least @min_gap_ns apart, with the ring buffer drained between;
+ * with joiner_opts.tick_answered, forget answered cookies with a stack copy
+ * whose task is gone alike (counted in gone_done, as joiner__forget_pids()).
  *
  * Return: 0 or the emit callback's non-zero value.
  */

@@ -574,6 +574,8 @@ void st_run__report(const struct st_run *r)
 		procs__report(r->procs);
 	if (r->procs && (r->common->addrs || r->common->debug))
 		procs__report_memory(r->procs);
+	if (r->session && r->common->debug)
+		session__report_joiner(r->session);
 	if (!st_run_replaying() && (r->common->addrs || r->common->debug))
 		ksyms_source_report();
 	if (r->tables)

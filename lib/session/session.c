@@ -279,7 +279,13 @@ static int session__on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static struct session *session__alloc(const struct session_opts *opts)
+/*
+ * @live: neither replaying nor recording. A recording replays the answers
+ * to "is this task alive?" in the order they were asked; the joiner's look
+ * at answered cookies' tasks (joiner_opts.tick_answered) would ask more
+ * than a recording made before it holds, so only a live run asks.
+ */
+static struct session *session__alloc(const struct session_opts *opts, bool live)
 {
 	struct session *s = calloc(1, sizeof(*s));
 
@@ -288,7 +294,8 @@ static struct session *session__alloc(const struct session_opts *opts)
 	s->opts = *opts;
 	s->stats_fd = -1;
 	s->held_fd = -1;
-	s->joiner = joiner__new(&(struct joiner_opts){ .emit = session__deliver, .ctx = s });
+	s->joiner = joiner__new(&(struct joiner_opts){ .emit = session__deliver, .ctx = s,
+						       .tick_answered = live });
 	if (!s->joiner) {
 		free(s);
 		return NULL;
@@ -298,7 +305,7 @@ static struct session *session__alloc(const struct session_opts *opts)
 
 struct session *session__new_replay(struct replay *rp, const struct session_opts *opts)
 {
-	struct session *s = session__alloc(opts);
+	struct session *s = session__alloc(opts, false);
 
 	if (s)
 		s->rp = rp;
@@ -319,7 +326,7 @@ struct session *session__new(struct bpf_object *obj, const struct session_opts *
 		errno = ENOENT;
 		return NULL;
 	}
-	s = session__alloc(opts);
+	s = session__alloc(opts, !opts->rec);
 	if (!s)
 		return NULL;
 	s->stats_fd = bpf_map__fd(stats);
@@ -644,6 +651,11 @@ static int session__losses(const struct session *s, struct session_losses *l)
 void session__forget_pids(struct session *s, const int *pids, size_t n)
 {
 	joiner__forget_pids(s->joiner, pids, n);
+}
+
+void session__report_joiner(const struct session *s)
+{
+	joiner__report_memory(s->joiner);
 }
 
 void session__take_back_stops(struct session *s, const uint64_t *replaced)

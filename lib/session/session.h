@@ -145,6 +145,9 @@ int session__stats(const struct session *s, uint64_t out[ST_STAT_MAX]);
  */
 void session__forget_pids(struct session *s, const int *pids, size_t n);
 
+/** session__report_joiner() - the joiner's memory line (joiner__report_memory()). */
+void session__report_joiner(const struct session *s);
+
 /**
  * session__take_back_stops() - walks the walker counted as stopped early whose
  * user stack a copy's walk replaced, by enum st_ustop (ST_USTOP_MAX counts,

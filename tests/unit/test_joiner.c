@@ -48,6 +48,7 @@ static struct joiner *fresh(size_t max_bytes, size_t done_keep)
 		.done_keep = done_keep,
 		.emit = emit,
 		.task_alive = task_alive,
+		.tick_answered = true,
 	};
 
 	nout = 0;
@@ -328,6 +329,67 @@ static void test_forget_pids(void)
 	joiner__free(j);
 }
 
+/*
+ * Answered cookies with a copy whose task is gone at two ticks go too,
+ * whether or not their process is ever forgotten (its records lost); one
+ * without a copy stays for the bound; one whose task lives stays.
+ */
+static void test_tick_answered(void)
+{
+	struct joiner *j = fresh(0, 0);
+	uint64_t s = 1000000000ull;
+	const uint64_t *ips;
+	size_t n, plain;
+	uint32_t pid;
+
+	add_ev(j, 0x700000001ull, 10);
+	add_us(j, 0x700000001ull, 1000, 2, ST_USTOP_FP_END); /* no copy */
+	plain = joiner__stats(j)->bytes;
+	for (pid = 100; pid < 103; pid++)
+		answer_with_copy(j, pid);
+	CHECK_EQ_U64(nout, 4);
+	CHECK_EQ_U64(joiner__tick(j, 1 * s, s), 0); /* alive: all stay */
+	alive = false;
+	CHECK_EQ_U64(joiner__tick(j, 2 * s, s), 0); /* gone once: still kept */
+	CHECK_EQ_U64(joiner__lookup(j, (uint64_t)101 << 32 | 1, &ips, &n), 0);
+	alive = true;
+	CHECK_EQ_U64(joiner__tick(j, 3 * s, s), 0); /* alive again: starts over */
+	alive = false;
+	CHECK_EQ_U64(joiner__tick(j, 4 * s, s), 0);
+	CHECK_EQ_U64(joiner__stats(j)->gone_done, 0);
+	CHECK_EQ_U64(joiner__tick(j, 5 * s, s), 0); /* gone at two ticks: the copies go */
+	CHECK_EQ_U64(joiner__stats(j)->gone_done, 3);
+	for (pid = 100; pid < 103; pid++)
+		CHECK_EQ_U64(joiner__lookup(j, (uint64_t)pid << 32 | 1, &ips, &n),
+			     (uint64_t)-ENOENT);
+	CHECK_EQ_U64(joiner__lookup(j, 0x700000001ull, &ips, &n), 0);
+	CHECK(n == 2 && ips[0] == 1000 && ips[1] == 1001);
+	CHECK_EQ_U64(joiner__stats(j)->bytes, plain);
+	CHECK_EQ_U64(nout, 4); /* nothing emitted by forgetting */
+	joiner__free(j);
+}
+
+/* Without tick_answered (a replay, a recording) the ticks ask nothing of answered cookies. */
+static void test_tick_answered_off(void)
+{
+	struct joiner *j = joiner__new(&(struct joiner_opts){ .emit = emit,
+							       .task_alive = task_alive });
+	uint64_t s = 1000000000ull;
+	const uint64_t *ips;
+	size_t n;
+
+	nout = 0;
+	answer_with_copy(j, 100);
+	alive = false;
+	CHECK_EQ_U64(joiner__tick(j, 1 * s, s), 0);
+	CHECK_EQ_U64(joiner__tick(j, 2 * s, s), 0);
+	CHECK_EQ_U64(joiner__tick(j, 3 * s, s), 0);
+	CHECK_EQ_U64(joiner__stats(j)->gone_done, 0);
+	CHECK_EQ_U64(joiner__lookup(j, (uint64_t)100 << 32 | 1, &ips, &n), 0);
+	CHECK(n == 1 && ips[0] == 0x401000);
+	joiner__free(j);
+}
+
 int main(void)
 {
 	test_in_order_and_shared();
@@ -338,5 +400,7 @@ int main(void)
 	test_memory_bound();
 	test_copy_forwarded();
 	test_forget_pids();
+	test_tick_answered();
+	test_tick_answered_off();
 	return CHECK_DONE();
 }
