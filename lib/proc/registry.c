@@ -455,6 +455,13 @@ int procs__see_ending(struct proc_registry *r, int pid, uint64_t ts)
 	return procs__see_at(r, pid, ts, true);
 }
 
+bool procs__exited(const struct proc_registry *r, int pid)
+{
+	const struct reg_proc *p = procs__lookup(r, pid);
+
+	return p && p->exit_ts;
+}
+
 void procs__exec(struct proc_registry *r, int pid, uint64_t ts)
 {
 	struct reg_proc *p = procs__get(r, pid);
