@@ -378,6 +378,37 @@ void procs__read_exec_late(struct proc_registry *r, bool late)
 }
 
 /*
+ * An event of exited @p after its exit record: the pid reused without its
+ * fork seen, or @p itself sampled late in its exit. Only a live image
+ * (mappings in /proc) says it is a new process, from the old one's exit on.
+ * Else @p stays exited, its exit still queued to forget it: made new with
+ * nothing read, no exit would ever come for it, and it stayed for good.
+ * Return: 0, -ESRCH (no new process), -ENOMEM.
+ */
+static int procs__read_reused(struct proc_registry *r, struct reg_proc *p, int pid)
+{
+	struct proc_map *maps;
+	uint64_t ts;
+	size_t n;
+	int err = proc_source_maps(pid, &maps, &n, &ts);
+
+	if (err)
+		return err == -ENOMEM ? err : -ESRCH;
+	err = n ? 0 : -ESRCH; /* a zombie's maps are empty */
+	if (!err) {
+		p->image_ts = p->exit_ts;
+		p->exit_ts = 0;
+		err = timeline__end_all(&p->tl, p->image_ts);
+		if (err)
+			procs__oom(pid);
+	}
+	if (!err)
+		err = procs__install(r, p, pid, ts, maps, n);
+	proc_maps__free(maps, n);
+	return err;
+}
+
+/*
  * procs__see(); @ending: the process's exit is on its way, and a read the
  * exec put off is not made (see procs__see_ending()).
  */
@@ -402,13 +433,7 @@ static int procs__see_at(struct proc_registry *r, int pid, uint64_t ts, bool end
 		return -ENOMEM;
 	}
 	p->met = true;
-	if (p->exit_ts && ts > p->exit_ts) {
-		/* The pid was reused, and its fork was not seen: a new process from its exit on. */
-		p->image_ts = p->exit_ts;
-		p->exit_ts = 0;
-		timeline__end_all(&p->tl, p->image_ts);
-	}
-	err = procs__read(r, p, pid);
+	err = p->exit_ts && ts > p->exit_ts ? procs__read_reused(r, p, pid) : procs__read(r, p, pid);
 	p->unread = false;
 	procs__push_due(r, pid, p, err);
 	if (err == -ESRCH && !p->based && !p->tl.n && !p->gone_counted) {
@@ -428,6 +453,13 @@ int procs__see(struct proc_registry *r, int pid, uint64_t ts)
 int procs__see_ending(struct proc_registry *r, int pid, uint64_t ts)
 {
 	return procs__see_at(r, pid, ts, true);
+}
+
+bool procs__exited(const struct proc_registry *r, int pid)
+{
+	const struct reg_proc *p = procs__lookup(r, pid);
+
+	return p && p->exit_ts;
 }
 
 void procs__exec(struct proc_registry *r, int pid, uint64_t ts)
@@ -644,7 +676,8 @@ void procs__forget_unmet(struct proc_registry *r, uint64_t before)
 		else if (p)
 			procs__forget(r, p, r->gone[i].pid);
 	}
-	memmove(r->gone + k, r->gone + i, (r->ngone - i) * sizeof(*r->gone));
+	if (i > k) /* r->gone may be NULL (nothing queued yet): memmove() must not see it */
+		memmove(r->gone + k, r->gone + i, (r->ngone - i) * sizeof(*r->gone));
 	r->ngone -= i - k;
 }
 

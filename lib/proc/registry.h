@@ -115,6 +115,12 @@ int procs__see_ending(struct proc_registry *r, int pid, uint64_t ts);
 void procs__read_exec_late(struct proc_registry *r, bool late);
 
 /**
+ * procs__exited() - Return: whether @pid's process is known and its exit
+ * was heard: its events now are late ones, not signs that it lives.
+ */
+bool procs__exited(const struct proc_registry *r, int pid);
+
+/**
  * procs__exec() - @pid exec'd at @ts: its mappings end; the new ones are read
  * (or come from records, see procs__read_exec_late()).
  */

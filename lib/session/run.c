@@ -35,8 +35,14 @@ static void run__meet(struct st_run *r, const struct st_event *ev)
 	int seen = ending ? procs__see_ending(r->procs, ev->pid, ev->ts)
 			  : procs__see(r->procs, ev->pid, ev->ts);
 
-	if (!(ev->flags & ST_EV_KTHREAD) && seen != PROCS_RECORDS_ONLY)
-		symbolizer__see(r->sym, ev->pid); /* its perf map, while it surely lives */
+	/*
+	 * Its perf map, while it surely lives: not for a process gone before
+	 * its read, nor for a late event of one whose exit was heard (the perf
+	 * maps would take it for a new process, open its root again, and keep
+	 * that entry for good: its exit was heard once already).
+	 */
+	if (!(ev->flags & ST_EV_KTHREAD) && seen == 0 && !procs__exited(r->procs, ev->pid))
+		symbolizer__see(r->sym, ev->pid);
 	if (r->tables && !ending)
 		bpf_tables__serve_now(r->tables, ev->pid);
 }

@@ -98,13 +98,19 @@ static void jit__close_root(struct jit_maps *jm, struct jit_proc *p)
 	jm->nroots--;
 }
 
-/* @p as a new process: its identity, its root, its map. */
+/*
+ * @p as a new process: its identity, its root, its map. One gone already
+ * (nothing to read, nothing trusted) is exited: no exit will come to say
+ * so, and jit_maps__forget() would keep it for good.
+ */
 static void jit__begin(struct jit_maps *jm, struct jit_proc *p)
 {
 	p->exited = p->refused = false;
 	memset(&p->last, 0, sizeof(p->last));
-	if (perf_map_src__init(&p->src, p->src.pid, jm->nroots < JIT_ROOTS_MAX))
-		return; /* gone already: nothing to read, nothing trusted */
+	if (perf_map_src__init(&p->src, p->src.pid, jm->nroots < JIT_ROOTS_MAX)) {
+		p->exited = true;
+		return;
+	}
 	if (p->src.root_fd >= 0)
 		jm->nroots++;
 	jit__load(jm, p);

@@ -363,6 +363,49 @@ static void check_see_ending(void)
 	procs__free(r);
 }
 
+/*
+ * Events after the exit record (a sample taken late in do_exit): of N
+ * processes gone from /proc, none comes back as a new process, and all N
+ * are forgotten with their exits; a pid that lives again (reused, its fork
+ * not seen) is a new process and stays. An empty queue forgets nothing.
+ */
+static void check_late_after_exit(uint64_t addr)
+{
+	enum { N = 8 };
+	const int base = 2000000100;
+	struct proc_registry *r = procs__new();
+	struct proc_map m = { 0 };
+	struct proc_loc loc;
+	uint64_t t;
+	pid_t child;
+	int i;
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	procs__forget_unmet(r, 1000);
+	CHECK_EQ_U64(own_mapping(addr, &m), 0);
+	for (i = 0; i < N; i++) {
+		CHECK_EQ_U64(procs__set_maps(r, base + i, 50, &m, 1), 0);
+		procs__exit(r, base + i, 100);
+		CHECK_EQ_U64(procs__see(r, base + i, 150), (uint64_t)-ESRCH);
+	}
+	child = paused_child();
+	CHECK_EQ_U64(procs__see(r, child, procs_now()), 0);
+	procs__exit(r, child, procs_now());
+	t = procs_now();
+	CHECK_EQ_U64(procs__see(r, child, t + 1), 0); /* alive: the pid's new process */
+	CHECK_EQ_U64(procs__forget_gone(r, t + 2, NULL, NULL), 0);
+	CHECK_EQ_U64(procs__stats(r)->forgotten, N);
+	for (i = 0; i < N; i++)
+		CHECK_EQ_U64(procs__resolve(r, base + i, 150, addr, &loc), (uint64_t)-ESRCH);
+	CHECK_EQ_U64(procs__resolve(r, child, procs_now(), addr, &loc), 0);
+	kill(child, SIGKILL);
+	CHECK(waitpid(child, NULL, 0) == child);
+	free(m.path);
+	procs__free(r);
+}
+
 int main(void)
 {
 	uint64_t addr = (uintptr_t)reg_test_target + 3;
@@ -385,6 +428,7 @@ int main(void)
 	check_find_exits();
 	check_push_met_only();
 	check_see_ending();
+	check_late_after_exit(addr);
 	elf_file__free(self);
 	CHECK(reg_test_target(1) == 10);
 	return CHECK_DONE();
