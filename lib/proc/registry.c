@@ -318,7 +318,30 @@ static int procs__install(struct proc_registry *r, struct reg_proc *p, int pid, 
 }
 
 /* Reads /proc/PID/maps (through the proc source) into @p. Return: 0, -ESRCH (gone), -ENOMEM. */
-static int procs__read(struct proc_registry *r, struct reg_proc *p, int pid)
+/*
+ * An event of exited @p after its exit record: the pid reused without its
+ * fork seen, or @p itself sampled late in its exit. Only a live image
+ * (@n mappings in /proc) says it is a new process, from the old one's exit
+ * on. Else @p stays exited, its exit still queued to forget it: made new
+ * with nothing read, no exit would ever come for it, and it stayed for good.
+ * Return: 0, -ESRCH (no new process), -ENOMEM.
+ */
+static int procs__begin_reused(struct reg_proc *p, int pid, size_t n)
+{
+	int err;
+
+	if (!n)
+		return -ESRCH; /* a zombie's maps are empty */
+	p->image_ts = p->exit_ts;
+	p->exit_ts = 0;
+	err = timeline__end_all(&p->tl, p->image_ts);
+	if (err)
+		procs__oom(pid);
+	return err;
+}
+
+/* @p's mappings from /proc; @reused: see procs__begin_reused(). */
+static int procs__read(struct proc_registry *r, struct reg_proc *p, int pid, bool reused)
 {
 	struct proc_map *maps;
 	uint64_t ts;
@@ -328,7 +351,9 @@ static int procs__read(struct proc_registry *r, struct reg_proc *p, int pid)
 	err = proc_source_maps(pid, &maps, &n, &ts);
 	if (err)
 		return err == -ENOMEM ? err : -ESRCH;
-	err = procs__install(r, p, pid, ts, maps, n);
+	err = reused ? procs__begin_reused(p, pid, n) : 0;
+	if (!err)
+		err = procs__install(r, p, pid, ts, maps, n);
 	proc_maps__free(maps, n);
 	return err;
 }
@@ -367,7 +392,7 @@ static int procs__read_late(struct proc_registry *r, struct reg_proc *p, int pid
 	int err;
 
 	p->unread = false;
-	err = procs__read(r, p, pid);
+	err = procs__read(r, p, pid, false);
 	procs__push_due(r, pid, p, err);
 	return err == -ENOMEM ? -ENOMEM : 0;
 }
@@ -375,37 +400,6 @@ static int procs__read_late(struct proc_registry *r, struct reg_proc *p, int pid
 void procs__read_exec_late(struct proc_registry *r, bool late)
 {
 	r->exec_read_late = late;
-}
-
-/*
- * An event of exited @p after its exit record: the pid reused without its
- * fork seen, or @p itself sampled late in its exit. Only a live image
- * (mappings in /proc) says it is a new process, from the old one's exit on.
- * Else @p stays exited, its exit still queued to forget it: made new with
- * nothing read, no exit would ever come for it, and it stayed for good.
- * Return: 0, -ESRCH (no new process), -ENOMEM.
- */
-static int procs__read_reused(struct proc_registry *r, struct reg_proc *p, int pid)
-{
-	struct proc_map *maps;
-	uint64_t ts;
-	size_t n;
-	int err = proc_source_maps(pid, &maps, &n, &ts);
-
-	if (err)
-		return err == -ENOMEM ? err : -ESRCH;
-	err = n ? 0 : -ESRCH; /* a zombie's maps are empty */
-	if (!err) {
-		p->image_ts = p->exit_ts;
-		p->exit_ts = 0;
-		err = timeline__end_all(&p->tl, p->image_ts);
-		if (err)
-			procs__oom(pid);
-	}
-	if (!err)
-		err = procs__install(r, p, pid, ts, maps, n);
-	proc_maps__free(maps, n);
-	return err;
 }
 
 /*
@@ -433,7 +427,7 @@ static int procs__see_at(struct proc_registry *r, int pid, uint64_t ts, bool end
 		return -ENOMEM;
 	}
 	p->met = true;
-	err = p->exit_ts && ts > p->exit_ts ? procs__read_reused(r, p, pid) : procs__read(r, p, pid);
+	err = procs__read(r, p, pid, p->exit_ts && ts > p->exit_ts);
 	p->unread = false;
 	procs__push_due(r, pid, p, err);
 	if (err == -ESRCH && !p->based && !p->tl.n && !p->gone_counted) {
@@ -474,7 +468,7 @@ void procs__exec(struct proc_registry *r, int pid, uint64_t ts)
 	p->exit_ts = 0;
 	p->based = true; /* the records of the exec describe the new image even if it is gone */
 	p->unread = r->exec_read_late;
-	if (p->unread || procs__read(r, p, pid))
+	if (p->unread || procs__read(r, p, pid, false))
 		procs__push(r, pid, p);
 }
 
