@@ -1126,6 +1126,11 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 	return st_fp_step(w, buf, faultable);
 }
 
+/* The user part of a walk at the event's record (st_walk_user()'s out): room for every frame. */
+struct st_uwalk_out {
+	__u64 ips[ST_MAX_USTACK];
+};
+
 /*
  * One more frame, where it takes the kept row's step, in the same
  * bpf_loop() iteration: a deep recursion's frames then cost no call and
@@ -1135,36 +1140,55 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
  * meets frames it refused (and would refuse again).
  * Return: 0 when taken, -1 when left to the next iteration's full step.
  */
-static __always_inline int st_rep_frame(struct st_uwalk *w)
+static __always_inline int st_rep_frame(struct st_uwalk_state *st, struct st_uwalk_out *out,
+					struct st_ucache *log, struct st_uwin *win)
 {
-	struct st_uwalk_state *st = w->st;
 	__u32 n = st->n, i;
 
 	if (!st->ip || n >= st->max || n >= ST_MAX_USTACK || st->frame0 != ST_FRAME0_NONE)
 		return -1;
-	i = st_rep_slot(st, w->win);
-	if (!i || !w->win)
+	i = st_rep_slot(st, win);
+	if (!i)
 		return -1;
-	st_uwalk_note(w, n);
-	w->out[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
+	if (log)
+		st_ucache_frame(log, n, st->ip | st->mark, st->sp, st->bp, st->fp_frames,
+				st_uwalk_flags(st));
+	out->ips[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
 	st->n = n + 1;
-	return st_rep_take(st, w->log, w->win, i);
+	return st_rep_take(st, log, win, i);
 }
 
 /* Frames an iteration takes by st_rep_frame() at most: the verifier checks each apart. */
 #define ST_REP_BATCH 8
 
+/*
+ * Up to ST_REP_BATCH frames by st_rep_frame(), one after another. A global
+ * function: checked once, where the batch inlined in the walk's callback was
+ * checked again at every path into the callback (a quarter of the sampling
+ * program's checked instructions). @log may be NULL; without @win (a walk
+ * reading word by word) st_rep_slot() refuses every frame.
+ * Return: the frames taken.
+ */
+__noinline int st_rep_frames(struct st_uwalk_state *st, struct st_uwalk_out *out,
+			     struct st_ucache *log, struct st_uwin *win)
+{
+	int k;
+
+	if (!st || !out || !win)
+		return 0;
+	for (k = 0; k < ST_REP_BATCH; k++)
+		if (st_rep_frame(st, out, log, win))
+			break;
+	return k;
+}
+
 static int st_uwalk_cb(__u32 i, void *ctx)
 {
 	struct st_uwalk *w = ctx;
-	__u32 k;
 
-	if (w->mode != ST_UNWIND_FP && !st_rep_frame(w)) {
-		for (k = 1; k < ST_REP_BATCH; k++)
-			if (st_rep_frame(w))
-				break;
+	if (w->mode != ST_UNWIND_FP &&
+	    st_rep_frames(w->st, (struct st_uwalk_out *)w->out, w->log, w->win))
 		return 0;
-	}
 	return st_uwalk_step(w, false);
 }
 
