@@ -708,6 +708,27 @@ static __always_inline int st_row_step(struct st_uwalk *w, const struct unwind_r
 	return st_to_caller(st, cfa, buf[1], buf[0], bp_unknown, 0);
 }
 
+/*
+ * st_row_step() of a walk at the event. A global function: the verifier
+ * checks it once, where inlined in the walk's callback it was checked again
+ * at every way into the callback (a fifth of the sampling program's checked
+ * instructions). Not for the faultable walk: a global function that may
+ * sleep cannot be called from the callback at the event. @log, @win and
+ * @rgn may be NULL, as in struct st_uwalk.
+ * Return: as st_row_step() (0 or 1; the callback's bound is its caller's to show).
+ */
+__noinline int st_row_step_event(struct st_uwalk_state *st, const struct unwind_row *row,
+				 struct st_ucache *log, struct st_uwin *win,
+				 const struct st_uregion *rgn)
+{
+	struct st_uwalk w = { .st = st, .log = log, .win = win, .rgn = rgn };
+	__u64 buf[2];
+
+	if (!st || !row)
+		return 1;
+	return st_row_step(&w, row, buf, false);
+}
+
 /* The fp rule: [bp] is the caller's bp, [bp + 8] the return address. */
 static __always_inline int st_fp_step(struct st_uwalk *w, __u64 *buf, bool faultable)
 {
@@ -728,6 +749,18 @@ static __always_inline int st_fp_step(struct st_uwalk *w, __u64 *buf, bool fault
 	}
 	st->fp_frames++;
 	return st_to_caller(st, st->bp + 16, buf[1], buf[0], false, ST_FRAME_FP);
+}
+
+/* st_fp_step() of a walk at the event: a global function, as st_row_step_event(). */
+__noinline int st_fp_step_event(struct st_uwalk_state *st, struct st_ucache *log,
+				struct st_uwin *win, const struct st_uregion *rgn)
+{
+	struct st_uwalk w = { .st = st, .log = log, .win = win, .rgn = rgn };
+	__u64 buf[2];
+
+	if (!st)
+		return 1;
+	return st_fp_step(&w, buf, false);
 }
 
 /* The entry rule (frame 0 on a uprobe at a function's first instruction): RA at [sp]. */
@@ -1096,7 +1129,8 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_signal_step(st, buf, w->log, faultable);
 	}
 	if (row && row->cfa != UNWIND_CFA_NONE)
-		return st_row_step(w, row, buf, faultable);
+		return faultable ? st_row_step(w, row, buf, true) :
+				   st_row_step_event(st, row, w->log, w->win, w->rgn) != 0;
 	/*
 	 * A return address where a trampoline may hide (st_row_of()): it is told
 	 * by its code. Reading it costs as much as a frame-pointer step, so it is
@@ -1123,7 +1157,9 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_ustop(st, ST_USTOP_NO_TABLE);
 	if (frame0 == ST_FRAME0_ENTRY)
 		return st_entry_step(st, buf, w->log, faultable);
-	return st_fp_step(w, buf, faultable);
+	if (faultable)
+		return st_fp_step(w, buf, true);
+	return st_fp_step_event(st, w->log, w->win, w->rgn) != 0;
 }
 
 /* The user part of a walk at the event's record (st_walk_user()'s out): room for every frame. */
