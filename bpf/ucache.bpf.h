@@ -474,7 +474,14 @@ __noinline __u64 st_ucache_uhash(struct st_ucache *c)
 	if (lo > n)
 		lo = n;
 	h = lo < n ? c->uh[lo & (ST_UCACHE_FRAMES - 1)] : ST_UHASH_SEED;
+	/*
+	 * The loop reads lo back from the entry: held in a register, its bounds
+	 * differ on the two ways into the loop (lo < n or not), and the
+	 * verifier checked all 128 steps twice.
+	 */
+	c->uh_lo = lo;
 	for (j = 0; j < ST_UCACHE_FRAMES; j++) {
+		lo = *(volatile __u32 *)&c->uh_lo;
 		if (j >= lo)
 			break;
 		i = (lo - 1 - j) & (ST_UCACHE_FRAMES - 1);
