@@ -191,6 +191,15 @@ struct st_ucache_cmp {
 #define ST_UCACHE_DIFFER 1  /* st_ucache_differ_words(): a word differs */
 #define ST_UCACHE_MISFIT 2  /* a moved offset falls out of the region */
 
+/* Does word @i of @c's log differ from the region @r read now? */
+static __always_inline bool st_ucache_word_differs(const struct st_ucache *c,
+						   const struct st_uregion *r, __u32 i)
+{
+	__u32 k = i & (ST_UCACHE_WORDS - 1);
+
+	return r->w[c->offs[k] & (ST_UCACHE_REGION / 8 - 1)] != c->vals[k];
+}
+
 /*
  * Words [@base, @base + STEP) of @c's log (of its first @end) against the
  * region read now, each offset moved by @delta words once compared. A
@@ -211,21 +220,15 @@ __noinline int st_ucache_differ_words(struct st_ucache *c, const struct st_uregi
 	if (!c || !r)
 		return ST_UCACHE_DIFFER;
 	if (!delta) {
-		for (j = 0; j < ST_UCACHE_CMP_STEP; j++) {
-			if (base + j >= end)
-				break;
-			k = (base + j) & (ST_UCACHE_WORDS - 1);
-			if (r->w[c->offs[k] & (ST_UCACHE_REGION / 8 - 1)] != c->vals[k])
+		for (j = 0; j < ST_UCACHE_CMP_STEP && base + j < end; j++)
+			if (st_ucache_word_differs(c, r, base + j))
 				return ST_UCACHE_DIFFER;
-		}
 		return 0;
 	}
-	for (j = 0; j < ST_UCACHE_CMP_STEP; j++) {
-		if (base + j >= end)
-			break;
-		k = (base + j) & (ST_UCACHE_WORDS - 1);
-		if (r->w[c->offs[k] & (ST_UCACHE_REGION / 8 - 1)] != c->vals[k])
+	for (j = 0; j < ST_UCACHE_CMP_STEP && base + j < end; j++) {
+		if (st_ucache_word_differs(c, r, base + j))
 			return ST_UCACHE_DIFFER;
+		k = (base + j) & (ST_UCACHE_WORDS - 1);
 		off = (__s32)c->offs[k] + delta;
 		/* Below 0 or at ST_UCACHE_REGION / 8 and above: bits above the region's. */
 		out |= (__u32)off / (ST_UCACHE_REGION / 8);
