@@ -191,37 +191,50 @@ struct st_ucache_cmp {
 #define ST_UCACHE_DIFFER 1  /* st_ucache_differ_words(): a word differs */
 #define ST_UCACHE_MISFIT 2  /* a moved offset falls out of the region */
 
+/* Does word @i of @c's log differ from the region @r read now? */
+static __always_inline bool st_ucache_word_differs(const struct st_ucache *c,
+						   const struct st_uregion *r, __u32 i)
+{
+	__u32 k = i & (ST_UCACHE_WORDS - 1);
+
+	return r->w[c->offs[k] & (ST_UCACHE_REGION / 8 - 1)] != c->vals[k];
+}
+
 /*
  * Words [@base, @base + STEP) of @c's log (of its first @end) against the
  * region read now, each offset moved by @delta words once compared. A
  * global function, checked once per program rather than at every path into
- * the callback (see st_agg_hash_frames()).
+ * the callback (see st_agg_hash_frames()). Its loop is checked word by
+ * word: without a move (a hit's check) it only compares; with one, a moved
+ * offset out of the region is noted without a branch (its bits above the
+ * region's) so that each word is checked in one state, not one per outcome.
  * Return: ST_UCACHE_DIFFER when a word differs (or a pointer is NULL),
  * else 0, or ST_UCACHE_MISFIT when a moved offset left the region.
  */
 __noinline int st_ucache_differ_words(struct st_ucache *c, const struct st_uregion *r,
 				      __u32 base, __u32 end, __s32 delta)
 {
-	__u32 j, k;
-	int ret = 0;
+	__u32 j, k, out = 0;
 	__s32 off;
 
 	if (!c || !r)
 		return ST_UCACHE_DIFFER;
-	for (j = 0; j < ST_UCACHE_CMP_STEP; j++) {
-		if (base + j >= end)
-			break;
-		k = (base + j) & (ST_UCACHE_WORDS - 1);
-		if (r->w[c->offs[k] & (ST_UCACHE_REGION / 8 - 1)] != c->vals[k])
+	if (!delta) {
+		for (j = 0; j < ST_UCACHE_CMP_STEP && base + j < end; j++)
+			if (st_ucache_word_differs(c, r, base + j))
+				return ST_UCACHE_DIFFER;
+		return 0;
+	}
+	for (j = 0; j < ST_UCACHE_CMP_STEP && base + j < end; j++) {
+		if (st_ucache_word_differs(c, r, base + j))
 			return ST_UCACHE_DIFFER;
-		if (!delta)
-			continue;
+		k = (base + j) & (ST_UCACHE_WORDS - 1);
 		off = (__s32)c->offs[k] + delta;
-		if (off < 0 || off >= ST_UCACHE_REGION / 8)
-			ret = ST_UCACHE_MISFIT;
+		/* Below 0 or at ST_UCACHE_REGION / 8 and above: bits above the region's. */
+		out |= (__u32)off / (ST_UCACHE_REGION / 8);
 		c->offs[k] = off;
 	}
-	return ret;
+	return out ? ST_UCACHE_MISFIT : 0;
 }
 
 static int st_ucache_cmp_cb(__u32 i, void *ctx)
@@ -464,7 +477,14 @@ __noinline __u64 st_ucache_uhash(struct st_ucache *c)
 	if (lo > n)
 		lo = n;
 	h = lo < n ? c->uh[lo & (ST_UCACHE_FRAMES - 1)] : ST_UHASH_SEED;
+	/*
+	 * The loop reads lo back from the entry: held in a register, its bounds
+	 * differ on the two ways into the loop (lo < n or not), and the
+	 * verifier checked all 128 steps twice.
+	 */
+	c->uh_lo = lo;
 	for (j = 0; j < ST_UCACHE_FRAMES; j++) {
+		lo = *(volatile __u32 *)&c->uh_lo;
 		if (j >= lo)
 			break;
 		i = (lo - 1 - j) & (ST_UCACHE_FRAMES - 1);

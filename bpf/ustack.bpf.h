@@ -708,6 +708,27 @@ static __always_inline int st_row_step(struct st_uwalk *w, const struct unwind_r
 	return st_to_caller(st, cfa, buf[1], buf[0], bp_unknown, 0);
 }
 
+/*
+ * st_row_step() of a walk at the event. A global function: the verifier
+ * checks it once, where inlined in the walk's callback it was checked again
+ * at every way into the callback (a fifth of the sampling program's checked
+ * instructions). Not for the faultable walk: a global function that may
+ * sleep cannot be called from the callback at the event. @log, @win and
+ * @rgn may be NULL, as in struct st_uwalk.
+ * Return: as st_row_step() (0 or 1; the callback's bound is its caller's to show).
+ */
+__noinline int st_row_step_event(struct st_uwalk_state *st, const struct unwind_row *row,
+				 struct st_ucache *log, struct st_uwin *win,
+				 const struct st_uregion *rgn)
+{
+	struct st_uwalk w = { .st = st, .log = log, .win = win, .rgn = rgn };
+	__u64 buf[2];
+
+	if (!st || !row)
+		return 1;
+	return st_row_step(&w, row, buf, false);
+}
+
 /* The fp rule: [bp] is the caller's bp, [bp + 8] the return address. */
 static __always_inline int st_fp_step(struct st_uwalk *w, __u64 *buf, bool faultable)
 {
@@ -728,6 +749,18 @@ static __always_inline int st_fp_step(struct st_uwalk *w, __u64 *buf, bool fault
 	}
 	st->fp_frames++;
 	return st_to_caller(st, st->bp + 16, buf[1], buf[0], false, ST_FRAME_FP);
+}
+
+/* st_fp_step() of a walk at the event: a global function, as st_row_step_event(). */
+__noinline int st_fp_step_event(struct st_uwalk_state *st, struct st_ucache *log,
+				struct st_uwin *win, const struct st_uregion *rgn)
+{
+	struct st_uwalk w = { .st = st, .log = log, .win = win, .rgn = rgn };
+	__u64 buf[2];
+
+	if (!st)
+		return 1;
+	return st_fp_step(&w, buf, false);
 }
 
 /* The entry rule (frame 0 on a uprobe at a function's first instruction): RA at [sp]. */
@@ -1096,7 +1129,8 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_signal_step(st, buf, w->log, faultable);
 	}
 	if (row && row->cfa != UNWIND_CFA_NONE)
-		return st_row_step(w, row, buf, faultable);
+		return faultable ? st_row_step(w, row, buf, true) :
+				   st_row_step_event(st, row, w->log, w->win, w->rgn) != 0;
 	/*
 	 * A return address where a trampoline may hide (st_row_of()): it is told
 	 * by its code. Reading it costs as much as a frame-pointer step, so it is
@@ -1123,8 +1157,15 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		return st_ustop(st, ST_USTOP_NO_TABLE);
 	if (frame0 == ST_FRAME0_ENTRY)
 		return st_entry_step(st, buf, w->log, faultable);
-	return st_fp_step(w, buf, faultable);
+	if (faultable)
+		return st_fp_step(w, buf, true);
+	return st_fp_step_event(st, w->log, w->win, w->rgn) != 0;
 }
+
+/* The user part of a walk at the event's record (st_walk_user()'s out): room for every frame. */
+struct st_uwalk_out {
+	__u64 ips[ST_MAX_USTACK];
+};
 
 /*
  * One more frame, where it takes the kept row's step, in the same
@@ -1135,36 +1176,55 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
  * meets frames it refused (and would refuse again).
  * Return: 0 when taken, -1 when left to the next iteration's full step.
  */
-static __always_inline int st_rep_frame(struct st_uwalk *w)
+static __always_inline int st_rep_frame(struct st_uwalk_state *st, struct st_uwalk_out *out,
+					struct st_ucache *log, struct st_uwin *win)
 {
-	struct st_uwalk_state *st = w->st;
 	__u32 n = st->n, i;
 
 	if (!st->ip || n >= st->max || n >= ST_MAX_USTACK || st->frame0 != ST_FRAME0_NONE)
 		return -1;
-	i = st_rep_slot(st, w->win);
-	if (!i || !w->win)
+	i = st_rep_slot(st, win);
+	if (!i)
 		return -1;
-	st_uwalk_note(w, n);
-	w->out[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
+	if (log)
+		st_ucache_frame(log, n, st->ip | st->mark, st->sp, st->bp, st->fp_frames,
+				st_uwalk_flags(st));
+	out->ips[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
 	st->n = n + 1;
-	return st_rep_take(st, w->log, w->win, i);
+	return st_rep_take(st, log, win, i);
 }
 
 /* Frames an iteration takes by st_rep_frame() at most: the verifier checks each apart. */
 #define ST_REP_BATCH 8
 
+/*
+ * Up to ST_REP_BATCH frames by st_rep_frame(), one after another. A global
+ * function: checked once, where the batch inlined in the walk's callback was
+ * checked again at every path into the callback (a quarter of the sampling
+ * program's checked instructions). @log may be NULL; without @win (a walk
+ * reading word by word) st_rep_slot() refuses every frame.
+ * Return: the frames taken.
+ */
+__noinline int st_rep_frames(struct st_uwalk_state *st, struct st_uwalk_out *out,
+			     struct st_ucache *log, struct st_uwin *win)
+{
+	int k;
+
+	if (!st || !out || !win)
+		return 0;
+	for (k = 0; k < ST_REP_BATCH; k++)
+		if (st_rep_frame(st, out, log, win))
+			break;
+	return k;
+}
+
 static int st_uwalk_cb(__u32 i, void *ctx)
 {
 	struct st_uwalk *w = ctx;
-	__u32 k;
 
-	if (w->mode != ST_UNWIND_FP && !st_rep_frame(w)) {
-		for (k = 1; k < ST_REP_BATCH; k++)
-			if (st_rep_frame(w))
-				break;
+	if (w->mode != ST_UNWIND_FP &&
+	    st_rep_frames(w->st, (struct st_uwalk_out *)w->out, w->log, w->win))
 		return 0;
-	}
 	return st_uwalk_step(w, false);
 }
 

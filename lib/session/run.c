@@ -13,6 +13,7 @@
 #include "lib/record/replay.h"
 #include "lib/session/capture_maps.h"
 #include "lib/session/proc_events.h"
+#include "lib/session/prog_report.h"
 #include "lib/session/run.h"
 #include "lib/sym/ksyms_source.h"
 #include "lib/sym/symbolizer.h"
@@ -493,6 +494,9 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	struct session_opts own = *so;
 	int err;
 
+	/* First: the last program's load time runs to now. */
+	if (obj && common->debug)
+		prog_report(obj);
 	r->common = common;
 	r->obj = obj;
 	r->tool = *so;
