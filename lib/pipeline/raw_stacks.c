@@ -211,7 +211,7 @@ static int raw__settle_one(struct raw_stacks *rs, const struct raw_pending *pe)
 		return -ENOMEM;
 	event_frames__locate(symbolizer__procs(rs->sym), (int)k->pid, pe->ts, k->ips + k->kd, k->ud,
 			     rs->locs);
-	pe->e->data = loc_places__pack(rs->places, rs->locs, k->ud);
+	pe->e->data = loc_places__pack(rs->places, k->ips + k->kd, rs->locs, k->ud);
 	if (!pe->e->data)
 		return -ENOMEM;
 	if (raw__has_anon(rs->locs, k->ud))
@@ -307,7 +307,7 @@ static const struct raw_fold_key *raw__fold_key(const struct raw_stacks *rs, str
 		*err = -ENOMEM;
 		return NULL;
 	}
-	loc_places__unpack(rs->places, e->data, k->ud, f->locs);
+	loc_places__unpack(rs->places, e->data, k->ips + k->kd, k->ud, f->locs);
 	locs = f->locs;
 	if (raw__has_anon(locs, k->ud))
 		return NULL; /* named by its own process's perf map */
@@ -501,7 +501,7 @@ static int raw__decode_settled(const struct raw_stacks *rs, struct event_frames 
 
 	if (!locs)
 		return -ENOMEM;
-	loc_places__unpack(rs->places, packed, k->ud, locs);
+	loc_places__unpack(rs->places, packed, k->ips + k->kd, k->ud, locs);
 	return event_frames__decode_at(ef, mem, k->pid, k->ips, k->kd, k->ud,
 				       joiner_lost_frame(k->flags), k->ustop, locs);
 }
