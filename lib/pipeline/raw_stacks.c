@@ -14,11 +14,11 @@
 #include "lib/stack/store.h"
 #include "lib/sym/event_frames.h"
 #include "lib/util/arena.h"
+#include "lib/util/delta_pack.h"
 #include "lib/util/grow.h"
 #include "lib/util/htab.h"
 #include "lib/util/log.h"
 #include "lib/util/relay.h"
-#include "lib/util/varint.h"
 
 /* Stacks named per batch: large enough to share file visits, small enough to bound memory. */
 #define RAW_BATCH 4096
@@ -71,11 +71,10 @@ struct raw_stacks {
 
 /*
  * The dedup key: identity, the mappings' epoch, and the exact frames: kd
- * kernel then ud user addresses, each as the zigzag varint of its
- * difference from the one before (from 0 for the first). Frames of one
- * stack lie close together, so a frame takes ~3.5 bytes instead of 8 (a
- * churn's settled stacks are most of what a profile holds); the encoding
- * is one-to-one, so equal keys are still equal stacks, compared in full.
+ * kernel then ud user addresses, delta-packed (lib/util/delta_pack.h):
+ * ~3.6 bytes a frame instead of 8, and a churn's settled stacks are most of
+ * what a profile holds. The packing is one-to-one for the frame count in
+ * the header, so equal keys are still equal stacks, compared in full.
  */
 struct raw_key {
 	__u32 pid;
@@ -85,39 +84,10 @@ struct raw_key {
 	__u16 pad[2];
 	uint64_t epoch; /* procs__epoch() at the event: the same addresses, other code */
 	char comm[ST_COMM_LEN];
-	uint8_t frames[]; /* varints, up to the entry's len */
+	uint8_t frames[]; /* delta-packed, up to the entry's len */
 };
 
 #define RAW_KEY_FLAGS (ST_EV_UFAIL | ST_EV_KTHREAD | JOINER_LOST_MASK)
-
-/* Encodes the @n frames at @ips after @k's header. Return: the key's length. */
-static size_t raw__key_frames(struct raw_key *k, const uint64_t *ips, size_t n)
-{
-	uint8_t *at = k->frames;
-	uint64_t prev = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		at = varint_put(at, zigzag((int64_t)(ips[i] - prev)));
-		prev = ips[i];
-	}
-	return (size_t)(at - (uint8_t *)k);
-}
-
-/* @e's kd + ud frames decoded into @out. */
-static void raw__ips(const struct stack_entry *e, uint64_t *out)
-{
-	const struct raw_key *k = (const struct raw_key *)e->key;
-	const uint8_t *at = k->frames;
-	size_t i, n = (size_t)k->kd + k->ud;
-	uint64_t z, prev = 0;
-
-	for (i = 0; i < n; i++) {
-		at = varint_get(at, &z);
-		prev += (uint64_t)unzigzag(z);
-		out[i] = prev;
-	}
-}
 
 /* @e's frames decoded into the growing *@v (*@cap). Return: it, or NULL (ENOMEM). */
 static uint64_t *raw__ips_in(const struct stack_entry *e, uint64_t **v, size_t *cap)
@@ -126,7 +96,7 @@ static uint64_t *raw__ips_in(const struct stack_entry *e, uint64_t **v, size_t *
 
 	if (array_reserve((void **)v, cap, (size_t)k->kd + k->ud + 1, sizeof(**v)))
 		return NULL;
-	raw__ips(e, *v);
+	delta_unpack(k->frames, e->len - sizeof(*k), *v, (size_t)k->kd + k->ud);
 	return *v;
 }
 
@@ -204,7 +174,7 @@ int raw_stacks__add(struct raw_stacks *rs, const struct st_event *ev, const uint
 int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const uint64_t *ips,
 		      uint64_t count, uint64_t weight)
 {
-	size_t n = ev->kdepth + ev->udepth, len = sizeof(struct raw_key) + n * VARINT_MAX;
+	size_t n = ev->kdepth + ev->udepth, len = sizeof(struct raw_key) + delta_pack_max(n);
 	struct raw_key *k = rs->key;
 	struct stack_entry *e;
 
@@ -223,7 +193,7 @@ int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const ui
 	k->ustop = ev->ustop;
 	k->epoch = ev->udepth ? procs__epoch(symbolizer__procs(rs->sym), ev->pid, ev->ts) : 0;
 	memcpy(k->comm, ev->comm, ST_COMM_LEN);
-	len = raw__key_frames(k, ips, n);
+	len = sizeof(*k) + delta_pack(k->frames, ips, n);
 	e = stack_store__merge(rs->store, k, len, count, weight);
 	/* New: its first events' count is all it has. */
 	if (!e || (e->count == count && raw__push_ts(rs, ev->ts)))
