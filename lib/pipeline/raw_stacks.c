@@ -284,14 +284,13 @@ int raw_stacks__settle(struct raw_stacks *rs, int pid)
 #define RAW_FOLD_MIN 1024
 
 /*
- * A user frame of a fold key, as RAW_FOLD_WORDS words: the mapped path
- * (interned by the registry), the file model (or NULL), its flags
- * (file_backed | why << 1), the offset, and the walker's marks (or the
- * whole address). Every settled entry has its key in the fold's kinds at
- * once, so the words are delta-packed (lib/util/delta_pack.h): a frame's
- * path, model and flags repeat the frame before's, ~8 bytes a frame where
- * the plain fields took 40, and a fold of 15,000 entries of ~20 frames no
- * longer maps ~12 MB for a moment.
+ * The user frames of a fold key, as RAW_FOLD_WORDS columns of ud words:
+ * the mapped paths (interned by the registry), the file models (or NULL),
+ * their flags (file_backed | why << 1), the offsets, and the walker's
+ * marks (or the whole addresses). Every settled entry has its key in the
+ * fold's kinds at once, so the words are delta-packed
+ * (lib/util/delta_pack.h), a column at a time: a frame's path, model and
+ * flags mostly repeat the frame before's, and cost a byte and a half each.
  */
 #define RAW_FOLD_WORDS 5
 
@@ -349,14 +348,14 @@ static const struct raw_fold_key *raw__fold_key(const struct raw_stacks *rs, str
 		return NULL;
 	}
 	memcpy(f->words, ips, k->kd * sizeof(*f->words));
-	for (i = 0, w = f->words + k->kd; i < k->ud; i++, w += RAW_FOLD_WORDS) {
+	for (i = 0, w = f->words + k->kd; i < k->ud; i++, w++) { /* a column a field */
 		uint64_t ip = ips[k->kd + i];
 
 		w[0] = (uint64_t)(uintptr_t)locs[i].path;
-		w[1] = (uint64_t)(uintptr_t)locs[i].file;
-		w[2] = (uint64_t)locs[i].file_backed | (uint64_t)locs[i].why << 1;
-		w[3] = locs[i].file_off;
-		w[4] = rs->fold_addrs ? ip : ip & ST_FRAME_MARKS;
+		w[k->ud] = (uint64_t)(uintptr_t)locs[i].file;
+		w[2 * k->ud] = (uint64_t)locs[i].file_backed | (uint64_t)locs[i].why << 1;
+		w[3 * k->ud] = locs[i].file_off;
+		w[4 * k->ud] = rs->fold_addrs ? ip : ip & ST_FRAME_MARKS;
 	}
 	fk = f->key;
 	*fk = (struct raw_fold_key){ .kd = k->kd, .ud = k->ud, .flags = k->flags,
