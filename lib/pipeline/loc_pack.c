@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Settled frames' locations packed as (offset, place number), places kept once. */
+/* Settled frames' locations packed as varints (place number, bias), places kept once. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 #include "lib/pipeline/loc_pack.h"
 #include "lib/util/grow.h"
 #include "lib/util/htab.h"
+#include "lib/util/varint.h"
 
 /* A place: a proc_loc without its offset. Its number is its index in loc_places.v. */
 struct loc_place {
@@ -20,6 +21,8 @@ struct loc_places {
 	struct htab index;
 	struct proc_loc *v; /* by place number, file_off 0 */
 	size_t n, cap;
+	uint8_t *buf; /* loc_places__pack()'s scratch, buf_cap bytes */
+	size_t buf_cap;
 };
 
 struct loc_places *loc_places__new(struct proc_registry *procs)
@@ -72,43 +75,54 @@ static int64_t places__id(struct loc_places *lp, const struct proc_loc *loc)
 	return (int64_t)lp->n++;
 }
 
-/* The block: n offsets, then n place numbers. */
-void *loc_places__pack(struct loc_places *lp, const struct proc_loc *locs, size_t n)
+/*
+ * The block, frame by frame: the place's number, then the frame's bias (its
+ * run-time address less its offset: the same for every frame of one mapping
+ * of one process) as the zigzag of its difference from the frame before's,
+ * both varints. Numbers are small and a stack's frames fall in few mappings,
+ * so a frame takes 2-3 bytes where (offset, number) took 12; the offset
+ * comes back from the caller's address, bit for bit (wrapping arithmetic).
+ */
+void *loc_places__pack(struct loc_places *lp, const uint64_t *ips, const struct proc_loc *locs,
+		       size_t n)
 {
-	size_t size = n * (sizeof(uint64_t) + sizeof(uint32_t));
-	uint64_t *offs;
-	uint32_t *ids;
+	uint64_t bias, prev = 0;
+	uint8_t *at, *block;
 	int64_t id;
 	size_t i;
 
-	if (n > SIZE_MAX / (sizeof(uint64_t) + sizeof(uint32_t)) - 1)
+	if (n > SIZE_MAX / (2 * VARINT_MAX) ||
+	    array_reserve((void **)&lp->buf, &lp->buf_cap, n * 2 * VARINT_MAX + 1, 1))
 		return NULL;
-	offs = malloc(size ? size : 1);
-	if (!offs)
-		return NULL;
-	ids = (uint32_t *)(offs + n);
+	at = lp->buf;
 	for (i = 0; i < n; i++) {
 		id = places__id(lp, &locs[i]);
-		if (id < 0) {
-			free(offs);
+		if (id < 0)
 			return NULL;
-		}
-		offs[i] = locs[i].file_off;
-		ids[i] = (uint32_t)id;
+		bias = ips[i] - locs[i].file_off;
+		at = varint_put(at, (uint64_t)id);
+		at = varint_put(at, zigzag((int64_t)(bias - prev)));
+		prev = bias;
 	}
-	return offs;
+	block = malloc(at > lp->buf ? (size_t)(at - lp->buf) : 1);
+	if (block)
+		memcpy(block, lp->buf, (size_t)(at - lp->buf));
+	return block;
 }
 
-void loc_places__unpack(const struct loc_places *lp, const void *packed, size_t n,
-			struct proc_loc *out)
+void loc_places__unpack(const struct loc_places *lp, const void *packed, const uint64_t *ips,
+			size_t n, struct proc_loc *out)
 {
-	const uint64_t *offs = packed;
-	const uint32_t *ids = (const uint32_t *)(offs + n);
+	const uint8_t *at = packed;
+	uint64_t id, z, bias = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		out[i] = lp->v[ids[i]];
-		out[i].file_off = offs[i];
+		at = varint_get(at, &id);
+		at = varint_get(at, &z);
+		bias += (uint64_t)unzigzag(z);
+		out[i] = lp->v[id];
+		out[i].file_off = ips[i] - bias;
 	}
 }
 
@@ -128,5 +142,6 @@ void loc_places__free(struct loc_places *lp)
 		return;
 	htab__drain(&lp->index, place__free);
 	free(lp->v);
+	free(lp->buf);
 	free(lp);
 }

@@ -14,6 +14,7 @@
 #include "lib/stack/store.h"
 #include "lib/sym/event_frames.h"
 #include "lib/util/arena.h"
+#include "lib/util/delta_pack.h"
 #include "lib/util/grow.h"
 #include "lib/util/htab.h"
 #include "lib/util/log.h"
@@ -64,9 +65,17 @@ struct raw_stacks {
 	bool fold_addrs;  /* ... and shows addresses: the run-time addresses must agree too */
 	struct raw_key *key; /* raw_stacks__merge()'s scratch, key_cap bytes */
 	size_t key_cap;
+	uint64_t *ips; /* a key's frames decoded (raw__ips()): settling's scratch, nips */
+	size_t nips;
 };
 
-/* The dedup key: identity, the mappings' epoch, and the exact frames. */
+/*
+ * The dedup key: identity, the mappings' epoch, and the exact frames: kd
+ * kernel then ud user addresses, delta-packed (lib/util/delta_pack.h):
+ * ~3.6 bytes a frame instead of 8, and a churn's settled stacks are most of
+ * what a profile holds. The packing is one-to-one for the frame count in
+ * the header, so equal keys are still equal stacks, compared in full.
+ */
 struct raw_key {
 	__u32 pid;
 	__u16 kd, ud;
@@ -75,10 +84,21 @@ struct raw_key {
 	__u16 pad[2];
 	uint64_t epoch; /* procs__epoch() at the event: the same addresses, other code */
 	char comm[ST_COMM_LEN];
-	uint64_t ips[];
+	uint8_t frames[]; /* delta-packed, up to the entry's len */
 };
 
 #define RAW_KEY_FLAGS (ST_EV_UFAIL | ST_EV_KTHREAD | JOINER_LOST_MASK)
+
+/* @e's frames decoded into the growing *@v (*@cap). Return: it, or NULL (ENOMEM). */
+static uint64_t *raw__ips_in(const struct stack_entry *e, uint64_t **v, size_t *cap)
+{
+	const struct raw_key *k = (const struct raw_key *)e->key;
+
+	if (array_reserve((void **)v, cap, (size_t)k->kd + k->ud + 1, sizeof(**v)))
+		return NULL;
+	delta_unpack(k->frames, e->len - sizeof(*k), *v, (size_t)k->kd + k->ud);
+	return *v;
+}
 
 struct raw_stacks *raw_stacks__new(struct symbolizer *sym)
 {
@@ -154,7 +174,7 @@ int raw_stacks__add(struct raw_stacks *rs, const struct st_event *ev, const uint
 int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const uint64_t *ips,
 		      uint64_t count, uint64_t weight)
 {
-	size_t n = ev->kdepth + ev->udepth, len = sizeof(struct raw_key) + n * 8;
+	size_t n = ev->kdepth + ev->udepth, len = sizeof(struct raw_key) + delta_pack_max(n);
 	struct raw_key *k = rs->key;
 	struct stack_entry *e;
 
@@ -173,7 +193,7 @@ int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const ui
 	k->ustop = ev->ustop;
 	k->epoch = ev->udepth ? procs__epoch(symbolizer__procs(rs->sym), ev->pid, ev->ts) : 0;
 	memcpy(k->comm, ev->comm, ST_COMM_LEN);
-	memcpy(k->ips, ips, n * 8);
+	len = sizeof(*k) + delta_pack(k->frames, ips, n);
 	e = stack_store__merge(rs->store, k, len, count, weight);
 	/* New: its first events' count is all it has. */
 	if (!e || (e->count == count && raw__push_ts(rs, ev->ts)))
@@ -204,14 +224,16 @@ static bool raw__has_anon(const struct proc_loc *locs, size_t n)
 static int raw__settle_one(struct raw_stacks *rs, const struct raw_pending *pe)
 {
 	const struct raw_key *k = (const struct raw_key *)pe->e->key;
+	const uint64_t *ips;
 
 	if (pe->e->data)
 		return 0;
-	if (array_reserve((void **)&rs->locs, &rs->nlocs, k->ud, sizeof(*rs->locs)))
+	ips = raw__ips_in(pe->e, &rs->ips, &rs->nips);
+	if (!ips || array_reserve((void **)&rs->locs, &rs->nlocs, k->ud, sizeof(*rs->locs)))
 		return -ENOMEM;
-	event_frames__locate(symbolizer__procs(rs->sym), (int)k->pid, pe->ts, k->ips + k->kd, k->ud,
+	event_frames__locate(symbolizer__procs(rs->sym), (int)k->pid, pe->ts, ips + k->kd, k->ud,
 			     rs->locs);
-	pe->e->data = loc_places__pack(rs->places, rs->locs, k->ud);
+	pe->e->data = loc_places__pack(rs->places, ips + k->kd, rs->locs, k->ud);
 	if (!pe->e->data)
 		return -ENOMEM;
 	if (raw__has_anon(rs->locs, k->ud))
@@ -261,18 +283,21 @@ int raw_stacks__settle(struct raw_stacks *rs, int pid)
  */
 #define RAW_FOLD_MIN 1024
 
-struct raw_fold_frame {
-	const char *path;             /* interned by the registry */
-	const struct elf_file *file;  /* the registry's file model, or NULL */
-	uint64_t file_off;
-	uint64_t ip;                  /* the walker's marks, or the whole address */
-	uint8_t file_backed, why, pad[6];
-};
+/*
+ * The user frames of a fold key, as RAW_FOLD_WORDS columns of ud words:
+ * the mapped paths (interned by the registry), the file models (or NULL),
+ * their flags (file_backed | why << 1), the offsets, and the walker's
+ * marks (or the whole addresses). Every settled entry has its key in the
+ * fold's kinds at once, so the words are delta-packed
+ * (lib/util/delta_pack.h), a column at a time: a frame's path, model and
+ * flags mostly repeat the frame before's, and cost a byte and a half each.
+ */
+#define RAW_FOLD_WORDS 5
 
 struct raw_fold_key {
 	__u16 kd, ud, flags, ustop;
 	char comm[ST_COMM_LEN];
-	uint64_t w[]; /* kd kernel addresses, then ud struct raw_fold_frame */
+	uint8_t w[]; /* delta-packed: kd kernel addresses, then ud frames of RAW_FOLD_WORDS */
 };
 
 struct raw_fold {
@@ -285,6 +310,10 @@ struct raw_fold {
 	size_t key_cap;
 	struct proc_loc *locs;      /* a settled entry's places unpacked, nlocs frames */
 	size_t nlocs;
+	uint64_t *ips;              /* its frames decoded, nips */
+	size_t nips;
+	uint64_t *words;            /* its fold key's words before packing, nwords */
+	size_t nwords;
 };
 
 void raw_stacks__fold_for(struct raw_stacks *rs, unsigned report_flags)
@@ -298,39 +327,41 @@ static const struct raw_fold_key *raw__fold_key(const struct raw_stacks *rs, str
 						 const struct stack_entry *e, size_t *len, int *err)
 {
 	const struct raw_key *k = (const struct raw_key *)e->key;
+	const uint64_t *ips = raw__ips_in(e, &f->ips, &f->nips);
 	const struct proc_loc *locs;
-	struct raw_fold_frame *fr;
 	struct raw_fold_key *fk;
-	size_t i;
+	size_t i, nw;
+	uint64_t *w;
 
-	if (array_reserve((void **)&f->locs, &f->nlocs, k->ud, sizeof(*f->locs))) {
+	if (!ips || array_reserve((void **)&f->locs, &f->nlocs, k->ud, sizeof(*f->locs))) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	loc_places__unpack(rs->places, e->data, k->ud, f->locs);
+	loc_places__unpack(rs->places, e->data, ips + k->kd, k->ud, f->locs);
 	locs = f->locs;
 	if (raw__has_anon(locs, k->ud))
 		return NULL; /* named by its own process's perf map */
-	*len = sizeof(*fk) + k->kd * sizeof(fk->w[0]) + k->ud * sizeof(*fr);
-	if (array_reserve(&f->key, &f->key_cap, *len, 1)) {
+	nw = k->kd + (size_t)k->ud * RAW_FOLD_WORDS;
+	if (array_reserve((void **)&f->words, &f->nwords, nw + 1, sizeof(*f->words)) ||
+	    array_reserve(&f->key, &f->key_cap, sizeof(*fk) + delta_pack_max(nw), 1)) {
 		*err = -ENOMEM;
 		return NULL;
+	}
+	memcpy(f->words, ips, k->kd * sizeof(*f->words));
+	for (i = 0, w = f->words + k->kd; i < k->ud; i++, w++) { /* a column a field */
+		uint64_t ip = ips[k->kd + i];
+
+		w[0] = (uint64_t)(uintptr_t)locs[i].path;
+		w[k->ud] = (uint64_t)(uintptr_t)locs[i].file;
+		w[2 * k->ud] = (uint64_t)locs[i].file_backed | (uint64_t)locs[i].why << 1;
+		w[3 * k->ud] = locs[i].file_off;
+		w[4 * k->ud] = rs->fold_addrs ? ip : ip & ST_FRAME_MARKS;
 	}
 	fk = f->key;
 	*fk = (struct raw_fold_key){ .kd = k->kd, .ud = k->ud, .flags = k->flags,
 				     .ustop = k->ustop };
 	memcpy(fk->comm, k->comm, ST_COMM_LEN);
-	memcpy(fk->w, k->ips, k->kd * sizeof(fk->w[0]));
-	fr = (struct raw_fold_frame *)(fk->w + k->kd);
-	for (i = 0; i < k->ud; i++) {
-		uint64_t ip = k->ips[k->kd + i];
-
-		fr[i] = (struct raw_fold_frame){
-			.path = locs[i].path, .file = locs[i].file, .file_off = locs[i].file_off,
-			.ip = rs->fold_addrs ? ip : ip & ST_FRAME_MARKS,
-			.file_backed = locs[i].file_backed, .why = locs[i].why,
-		};
-	}
+	*len = sizeof(*fk) + delta_pack(fk->w, f->words, nw);
 	return fk;
 }
 
@@ -425,6 +456,8 @@ int raw_stacks__fold(struct raw_stacks *rs)
 	free(f.to);
 	free(f.key);
 	free(f.locs);
+	free(f.ips);
+	free(f.words);
 	free(v);
 	return err;
 }
@@ -469,6 +502,8 @@ struct raw_batch {
 	struct event_frames *ef;
 	size_t first, n, done; /* entries [first, first + n); done: decoded */
 	struct arena frames;   /* the frames of ef, rewound for each batch of the slot */
+	uint64_t *ips;         /* the entry being decoded: its key's frames, nips */
+	size_t nips;
 };
 
 struct raw_run {
@@ -493,16 +528,17 @@ static void raw__batch_release(void *ctx, void *slot)
 	arena__rewind(&b->frames);
 }
 
-/* Settled @k's frames from the places in @packed (unpacked in @mem). Return: 0 or -ENOMEM. */
+/* Settled @k's frames @ips from the places in @packed (unpacked in @mem). Return: 0 or -ENOMEM. */
 static int raw__decode_settled(const struct raw_stacks *rs, struct event_frames *ef,
-			       struct arena *mem, const struct raw_key *k, const void *packed)
+			       struct arena *mem, const struct raw_key *k, const uint64_t *ips,
+			       const void *packed)
 {
 	struct proc_loc *locs = arena__alloc(mem, (k->ud ? k->ud : 1) * sizeof(*locs));
 
 	if (!locs)
 		return -ENOMEM;
-	loc_places__unpack(rs->places, packed, k->ud, locs);
-	return event_frames__decode_at(ef, mem, k->pid, k->ips, k->kd, k->ud,
+	loc_places__unpack(rs->places, packed, ips + k->kd, k->ud, locs);
+	return event_frames__decode_at(ef, mem, k->pid, ips, k->kd, k->ud,
 				       joiner_lost_frame(k->flags), k->ustop, locs);
 }
 
@@ -515,13 +551,16 @@ static int raw__batch_decode_to(struct raw_run *run, struct raw_batch *b, size_t
 
 	for (j = b->first + b->done; j < b->first + to && !err; j++, b->done++) {
 		const struct raw_key *k = (const struct raw_key *)v[j]->key;
+		const uint64_t *ips = raw__ips_in(v[j], &b->ips, &b->nips);
 
-		if (v[j]->data)
-			err = raw__decode_settled(run->rs, &b->ef[b->done], &b->frames, k,
+		if (!ips)
+			err = -ENOMEM;
+		else if (v[j]->data)
+			err = raw__decode_settled(run->rs, &b->ef[b->done], &b->frames, k, ips,
 						  v[j]->data);
 		else
 			err = event_frames__decode(&b->ef[b->done], &b->frames, run->sym, k->pid,
-						   run->rs->ts[j], k->ips, k->kd, k->ud,
+						   run->rs->ts[j], ips, k->kd, k->ud,
 						   joiner_lost_frame(k->flags), k->ustop);
 	}
 	return err;
@@ -611,6 +650,7 @@ static int raw__report_batches(struct raw_stacks *rs, struct symbolizer *sym,
 	for (i = 0; i < RAW_BATCH_SLOTS; i++) {
 		raw__batch_release(&run, &slots[i]);
 		arena__reset(&slots[i].frames);
+		free(slots[i].ips);
 	}
 	return err;
 }
@@ -712,6 +752,7 @@ void raw_stacks__free(struct raw_stacks *rs)
 	loc_places__free(rs->places);
 	free(rs->locs);
 	free(rs->key);
+	free(rs->ips);
 	free(rs->ts);
 	free(rs);
 }
