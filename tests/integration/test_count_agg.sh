@@ -87,7 +87,7 @@ expect_eq agg-interval-sum "$(awk 'NF == 2 {s += $2} END {print s}' "$TMP/interv
 TABLES_READY=1 run_traced burst "$CHAIN" 200000 -- count --debug --ringbuf-kb 4 -U -p @PID@ \
 	t:syscalls:sys_enter_getppid
 expect_eq agg-burst-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/burst.out")" 200000
-expect_eq agg-burst-no-drop "$(grep -c 'dropped' "$TMP/burst.err")" 0
+expect_eq agg-burst-no-drop "$(grep -c ' dropped: ' "$TMP/burst.err")" 0
 
 # 6. The same burst before the tables are built (--fast-start): the walker meets
 #    code user space has not loaded, and those events would come with 16 KiB
@@ -97,7 +97,7 @@ expect_eq agg-burst-no-drop "$(grep -c 'dropped' "$TMP/burst.err")" 0
 run_traced rescue "$CHAIN" 200000 -- count --debug --fast-start --ringbuf-kb 4 -U -p @PID@ \
 	t:syscalls:sys_enter_getppid
 expect_eq agg-rescue-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/rescue.out")" 200000
-expect_eq agg-rescue-no-drop "$(grep -c 'dropped' "$TMP/rescue.err")" 0
+expect_eq agg-rescue-no-drop "$(grep -c ' dropped: ' "$TMP/rescue.err")" 0
 
 # 7. Counts of exited processes are read a last time and deleted from the
 #    kernel's map (agg_reader__read_gone()), and so are their stored stacks:
@@ -136,7 +136,7 @@ fi
 TABLES_READY=1 run_traced deepcut "$W/deep_nofp" 600 2000 -- count --debug --ringbuf-kb 4 \
 	--max-user-depth 1024 -p @PID@ t:syscalls:sys_enter_getppid
 expect_eq agg-cut-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/deepcut.out")" 2000
-expect_eq agg-cut-no-drop "$(grep -c 'dropped' "$TMP/deepcut.err")" 0
+expect_eq agg-cut-no-drop "$(grep -c ' dropped: ' "$TMP/deepcut.err")" 0
 expect_eq agg-cut-counted \
 	"$(sed -n 's/^stacktap: \([0-9]*\) events of those too deep to store: user stack cut.*/\1/p' "$TMP/deepcut.err")" 1999
 
@@ -167,7 +167,7 @@ DN=50000
 TABLES_READY=1 run_traced stale "$W/dlmany/dlmany" "$W/dlmany" 20 $DN -- count --debug -U -p @PID@ \
 	"u:$W/dlmany/dlmany:callback"
 expect_eq agg-stale-exact "$(awk '/^    [0-9]+$/ {s += $1} END {print s + 0}' "$TMP/stale.out")" $((20 * DN))
-expect_eq agg-stale-no-drop "$(grep -c 'dropped' "$TMP/stale.err")" 0
+expect_eq agg-stale-no-drop "$(grep -c ' dropped: ' "$TMP/stale.err")" 0
 at_least agg-stale-deleted \
 	"$(sed -n 's/^stacktap: count: .* \([0-9]*\) counts of superseded mappings read a last time.*/\1/p' "$TMP/stale.err")" 5
 

@@ -48,7 +48,7 @@ hostile_case() {
 	wait "$tpid"
 	rc=$?
 	expect_eq "$mode-on-time-rc0" "$rc" 0
-	expect_eq "$mode-nothing-dropped" "$(grep -c 'dropped' "$TMP/$mode.err")" 0
+	expect_eq "$mode-nothing-dropped" "$(grep -c ' dropped: ' "$TMP/$mode.err")" 0
 	# The frames in the refused file: hostile_b's syscall, main's call (fp walk: the
 	# leaf hostile_a keeps no frame), named by file and offset only.
 	awk 'BEGIN { RS = ""; ORS = "\n\n" } /\(hostile\+0x/' "$TMP/$mode.out" |
