@@ -202,21 +202,29 @@ static void jit__free_proc(struct hnode *n)
 	free(p);
 }
 
-void jit_maps__forget(struct jit_maps *jm, int pid)
+/*
+ * Frees @p when it says no more than "gone, no map". Not yet exited: its
+ * exit was never heard, and it is kept as before. Without a map, an entry
+ * only said "no map": a lookup for a pid without an entry sees it anew, as
+ * the next process of that pid. Return: whether it went.
+ */
+static bool jit__drop_empty(struct jit_maps *jm, struct jit_proc *p)
 {
-	struct jit_proc *p = jit__lookup(jm, pid);
-
-	/*
-	 * Not yet exited here: its exit was never heard, and it is kept as
-	 * before. Without a map, an entry only said "no map": a lookup for a
-	 * pid without an entry sees it anew, as the next process of that pid.
-	 */
-	if (!p || !p->exited || p->kept || p->map || p->prev)
-		return;
+	if (!p->exited || p->kept || p->map || p->prev)
+		return false;
 	htab__remove(&jm->procs, &p->node);
 	jit__free_proc(&p->node);
 	jm->stats.held--;
 	jm->stats.dropped++;
+	return true;
+}
+
+void jit_maps__forget(struct jit_maps *jm, int pid)
+{
+	struct jit_proc *p = jit__lookup(jm, pid);
+
+	if (p)
+		jit__drop_empty(jm, p);
 }
 
 void jit_maps__refresh(struct jit_maps *jm)
@@ -236,9 +244,14 @@ const struct perf_map_sym *jit_maps__find(struct jit_maps *jm, int pid, uint64_t
 	uint64_t now;
 
 	if (!p) {
+		/*
+		 * A pid with no entry: one the registry forgot (a settled
+		 * stack named at the output) or never knew. Gone with no map,
+		 * what the look made goes too: no forget comes for it any more.
+		 */
 		jit_maps__see(jm, pid);
 		p = jit__lookup(jm, pid);
-		if (!p)
+		if (!p || jit__drop_empty(jm, p))
 			return NULL;
 	}
 	s = p->map ? perf_map__find(p->map, addr) : NULL;

@@ -24,7 +24,7 @@ struct jit_maps_stats {
 	uint64_t maps_read; /* perf map files read (first reads and re-reads) */
 	uint64_t refused;   /* files refused by the trust check (warned once each) */
 	uint64_t held;      /* processes with an entry now */
-	uint64_t dropped;   /* entries of forgotten processes freed (jit_maps__forget()) */
+	uint64_t dropped;   /* entries of gone processes without a map freed (forget, lookup) */
 };
 
 /** jit_maps__new() - Return: an empty set, or NULL (ENOMEM). */

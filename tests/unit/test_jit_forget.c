@@ -121,6 +121,15 @@ static void test_churn(void)
 	CHECK_EQ_U64(st->held, 2);
 	CHECK_EQ_U64(st->dropped, CHURN);
 	CHECK_EQ_U64(st->maps_read, 1);
+	/*
+	 * A lookup for a pid with no entry whose process is gone (a settled
+	 * stack named after its forget): nothing to find, and nothing held.
+	 */
+	CHECK_EQ_U64(child__start(&alive, false), 0);
+	child__end(&alive);
+	CHECK(jit_maps__find(jm, alive.pid, JIT_ADDR + 8) == NULL);
+	CHECK_EQ_U64(st->held, 2);
+	CHECK_EQ_U64(st->dropped, CHURN + 1);
 	/* Forgotten before its exit was heard: kept, as before. */
 	CHECK_EQ_U64(child__start(&alive, false), 0);
 	jit_maps__see(jm, alive.pid);
