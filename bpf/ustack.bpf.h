@@ -1033,12 +1033,11 @@ static __always_inline __u32 st_uwalk_flags(const struct st_uwalk_state *st)
 }
 
 /* The walk at the event comes to frame @n: the walk cache notes where it stands. */
-static __always_inline void st_uwalk_note(struct st_uwalk *w, __u32 n)
+static __always_inline void st_uwalk_note(struct st_uwalk_state *st, struct st_ucache *log,
+					  __u32 n)
 {
-	struct st_uwalk_state *st = w->st;
-
-	if (w->log)
-		st_ucache_frame(w->log, n, st->ip | st->mark, st->sp, st->bp, st->fp_frames,
+	if (log)
+		st_ucache_frame(log, n, st->ip | st->mark, st->sp, st->bp, st->fp_frames,
 				st_uwalk_flags(st));
 }
 
@@ -1114,7 +1113,7 @@ static __always_inline int st_uwalk_step(struct st_uwalk *w, bool faultable)
 		if (k)
 			return st_uwalk_spliced(w, n, k);
 		st_uwalk_row_seed(w, n);
-		st_uwalk_note(w, n);
+		st_uwalk_note(st, w->log, n);
 	}
 	w->out[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
 	st->n = n + 1;
@@ -1186,9 +1185,7 @@ static __always_inline int st_rep_frame(struct st_uwalk_state *st, struct st_uwa
 	i = st_rep_slot(st, win);
 	if (!i)
 		return -1;
-	if (log)
-		st_ucache_frame(log, n, st->ip | st->mark, st->sp, st->bp, st->fp_frames,
-				st_uwalk_flags(st));
+	st_uwalk_note(st, log, n);
 	out->ips[n & (ST_MAX_USTACK - 1)] = st->ip | st->mark;
 	st->n = n + 1;
 	return st_rep_take(st, log, win, i);
