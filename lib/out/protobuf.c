@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/out/protobuf.h"
+#include "lib/util/varint.h"
 
 enum { PB_VARINT = 0, PB_LEN = 2 };
 
@@ -37,13 +38,9 @@ static int pb__reserve(struct pb_buf *b, size_t more)
 /* A bare varint: 7 bits a byte, low bits first, the high bit says "more". */
 static void pb__raw_varint(struct pb_buf *b, uint64_t v)
 {
-	if (pb__reserve(b, 10))
+	if (pb__reserve(b, VARINT_MAX))
 		return;
-	while (v >= 0x80) {
-		b->data[b->len++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b->data[b->len++] = (uint8_t)v;
+	b->len = (size_t)(varint_put(b->data + b->len, v) - b->data);
 }
 
 static size_t pb__varint_len(uint64_t v)

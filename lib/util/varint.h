@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Unsigned LEB128 varints for the tool's own compact in-memory records (a
- * value below 128 in one byte, any 64-bit value in at most ten), and
- * zigzag for signed differences (small either way, small in bytes). Only
- * for bytes this process wrote itself: the reader trusts its input (outside
- * data goes through a bounded reader, as in lib/unwind/cfi_check.c).
+ * Unsigned LEB128 varints for the tool's own compact in-memory records and
+ * the protobuf it writes (a value below 128 in one byte, any 64-bit value
+ * in at most ten), and zigzag for signed differences (small either way,
+ * small in bytes). varint_get() is only for bytes this process wrote
+ * itself: it trusts its input (outside data goes through a bounded reader,
+ * as in lib/unwind/cfi_check.c).
  */
 #ifndef ST_VARINT_H
 #define ST_VARINT_H
