@@ -317,7 +317,6 @@ static int procs__install(struct proc_registry *r, struct reg_proc *p, int pid, 
 	return 0;
 }
 
-/* Reads /proc/PID/maps (through the proc source) into @p. Return: 0, -ESRCH (gone), -ENOMEM. */
 /*
  * An event of exited @p after its exit record: the pid reused without its
  * fork seen, or @p itself sampled late in its exit. Only a live image
@@ -340,7 +339,10 @@ static int procs__begin_reused(struct reg_proc *p, int pid, size_t n)
 	return err;
 }
 
-/* @p's mappings from /proc; @reused: see procs__begin_reused(). */
+/*
+ * Reads /proc/PID/maps (through the proc source) into @p; @reused: see
+ * procs__begin_reused(). Return: 0, -ESRCH (gone), -ENOMEM.
+ */
 static int procs__read(struct proc_registry *r, struct reg_proc *p, int pid, bool reused)
 {
 	struct proc_map *maps;
