@@ -81,6 +81,12 @@ enum st_proc_what {
 #define ST_PATH_COMPS 16
 #define ST_COMP_LEN 64
 #define ST_MAP_PATH_CUT 1 /* st_proc_event.map_flags: path incomplete */
+/*
+ * st_proc_event.map_flags of an ST_PROC_EXIT that user space wrote into a
+ * recording: the process was found gone, its own record lost (ring buffer
+ * full), so the replay ends it where the live run did (procs__find_exits()).
+ */
+#define ST_EXIT_FOUND 2
 
 /*
  * Process lifecycle, so unwind tables and mappings follow fork, exec,

@@ -58,7 +58,10 @@ void procs__on_record(struct proc_registry *r, const struct st_proc_event *pe)
 		procs__fork(r, pe->ppid, pe->pid, pe->ts);
 		break;
 	case ST_PROC_EXIT:
-		procs__exit(r, pe->pid, pe->ts);
+		if (pe->map_flags & ST_EXIT_FOUND)
+			procs__exit_found(r, pe->pid, pe->ts);
+		else
+			procs__exit(r, pe->pid, pe->ts);
 		break;
 	}
 }

@@ -586,7 +586,13 @@ static void procs__note_dead(struct hnode *n, void *ctx)
 		d->pids[d->n++] = pid;
 }
 
-size_t procs__find_exits(struct proc_registry *r, uint64_t ts)
+void procs__exit_found(struct proc_registry *r, int pid, uint64_t ts)
+{
+	procs__exit(r, pid, ts);
+	r->stats.exits_found++;
+}
+
+size_t procs__find_exits(struct proc_registry *r, uint64_t ts, procs_found_fn found, void *ctx)
 {
 	struct procs_dead d = {};
 	size_t i;
@@ -594,9 +600,11 @@ size_t procs__find_exits(struct proc_registry *r, uint64_t ts)
 	htab__each(&r->procs, procs__note_dead, &d);
 	if (d.oom)
 		st_err("procs: out of memory: some processes gone without an exit record stay known");
-	for (i = 0; i < d.n; i++)
-		procs__exit(r, d.pids[i], ts);
-	r->stats.exits_found += d.n;
+	for (i = 0; i < d.n; i++) {
+		if (found)
+			found(ctx, d.pids[i], ts);
+		procs__exit_found(r, d.pids[i], ts);
+	}
 	free(d.pids);
 	return d.n;
 }

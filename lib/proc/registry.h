@@ -138,16 +138,24 @@ void procs__fork(struct proc_registry *r, int parent, int child, uint64_t ts);
 /** procs__exit() - @pid's last thread exited at @ts. */
 void procs__exit(struct proc_registry *r, int pid, uint64_t ts);
 
+/* Told of each exit procs__find_exits() finds, before the registry applies it. */
+typedef void (*procs_found_fn)(void *ctx, int pid, uint64_t ts);
+
 /**
  * procs__find_exits() - the processes known alive that are gone, exited at
  * @ts for all that follows (procs__exit()): what the exit records said,
  * for those whose record was lost (the ring buffer was full), so that they
  * are settled and forgotten like the others, their tables and in-kernel
  * counts freed. A pid reused since is alive and stays as it is.
+ * @found: if not NULL, told of each (a recording writes the exit down)
+ * @ctx: passed to @found
  *
  * Return: how many were found.
  */
-size_t procs__find_exits(struct proc_registry *r, uint64_t ts);
+size_t procs__find_exits(struct proc_registry *r, uint64_t ts, procs_found_fn found, void *ctx);
+
+/** procs__exit_found() - procs__exit(), for an exit found rather than recorded (counted). */
+void procs__exit_found(struct proc_registry *r, int pid, uint64_t ts);
 
 /**
  * procs__push_met_only() - whether the listener's maps() hears only of

@@ -339,6 +339,23 @@ static void run__on_forget(void *ctx, uint64_t before)
 }
 
 /*
+ * An exit found is written into the recording as the record it stands for:
+ * the replay cannot look at /proc, and without it a recorded process whose
+ * exit record was lost stayed known to the end of the report, as it did in
+ * recording runs, which did not look.
+ */
+static void run__record_exit(void *ctx, int pid, uint64_t ts)
+{
+	struct st_proc_event pe = {
+		.kind = ST_REC_PROC, .what = ST_PROC_EXIT, .pid = (__u32)pid, .ts = ts,
+		.map_flags = ST_EXIT_FOUND,
+	};
+
+	/* A write that fails fails the session's next one too, which stops the run. */
+	(void)recorder__ring(ctx, &pe, offsetof(struct st_proc_event, comps));
+}
+
+/*
  * Once a second, when process records were lost since the last look (the
  * ring buffer was full), the processes known alive that are gone are
  * given the exit their record would have: without it a process is never
@@ -350,13 +367,13 @@ static void run__find_exits(struct st_run *r, uint64_t now)
 {
 	uint64_t st[ST_STAT_MAX];
 
-	if (now < r->next_exit_check || !r->session || r->rec || st_run_replaying())
+	if (now < r->next_exit_check || !r->session || st_run_replaying())
 		return;
 	r->next_exit_check = now + RUN_EXIT_CHECK_NS;
 	if (session__stats(r->session, st) || st[ST_DROP_PROC_RINGBUF] == r->proc_drops)
 		return;
 	r->proc_drops = st[ST_DROP_PROC_RINGBUF];
-	procs__find_exits(r->procs, now);
+	procs__find_exits(r->procs, now, r->rec ? run__record_exit : NULL, r->rec);
 }
 
 /*

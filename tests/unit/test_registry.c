@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/elf/elf_file.h"
+#include "lib/proc/lifecycle.h"
 #include "lib/proc/registry.h"
 #include "tests/unit/check.h"
 #include "tests/unit/own_mapping.h"
@@ -234,6 +235,21 @@ static void check_exec_late(uint64_t addr, const struct expect *e)
 	procs__free(r);
 }
 
+/* What procs__find_exits() told its caller of: the last pid and time, and how many. */
+struct found_exits {
+	int pid, n;
+	uint64_t ts;
+};
+
+static void note_found(void *ctx, int pid, uint64_t ts)
+{
+	struct found_exits *f = ctx;
+
+	f->pid = pid;
+	f->ts = ts;
+	f->n++;
+}
+
 /*
  * Two children known alive, one killed with no exit record (lost): the
  * look for lost exits finds exactly that one, queues its exit as the record
@@ -242,6 +258,7 @@ static void check_exec_late(uint64_t addr, const struct expect *e)
 static void check_find_exits(void)
 {
 	struct proc_registry *r = procs__new();
+	struct found_exits found = {};
 	pid_t kept = 0, killed = 0;
 	uint64_t t;
 	size_t due;
@@ -260,15 +277,55 @@ static void check_find_exits(void)
 	kill(killed, SIGKILL);
 	CHECK(waitpid(killed, NULL, 0) == killed);
 	t = procs_now();
-	CHECK_EQ_U64(procs__find_exits(r, t), 1);
+	CHECK_EQ_U64(procs__find_exits(r, t, note_found, &found), 1);
+	CHECK_EQ_U64(found.n, 1);
+	CHECK_EQ_U64(found.pid, killed);
+	CHECK_EQ_U64(found.ts, t);
 	CHECK_EQ_U64(procs__gone_ready(r, t + 1, &due), 1);
 	CHECK_EQ_U64(due, 1);
 	CHECK_EQ_U64(procs__stats(r)->exits_found, 1);
-	CHECK_EQ_U64(procs__find_exits(r, procs_now()), 0); /* already gone: not again */
+	CHECK_EQ_U64(procs__find_exits(r, procs_now(), note_found, &found), 0); /* gone: not again */
+	CHECK_EQ_U64(found.n, 1);
 	CHECK_EQ_U64(procs__gone_ready(r, procs_now(), &due), 1);
 	kill(kept, SIGKILL);
 	CHECK(waitpid(kept, NULL, 0) == kept);
 	procs__free(r);
+}
+
+/*
+ * A recording's exit record written for an exit found (ST_EXIT_FOUND) ends
+ * the process and counts as found, as the live run's look did; the kernel's
+ * own exit record ends one without counting.
+ */
+static void check_found_exit_record(void)
+{
+	struct proc_registry *r = procs__new();
+	struct st_proc_event pe = { .kind = ST_REC_PROC, .what = ST_PROC_EXIT };
+	pid_t a = paused_child(), b = paused_child();
+	uint64_t t;
+
+	CHECK(r != NULL);
+	if (!r)
+		goto out;
+	CHECK_EQ_U64(procs__see(r, a, procs_now()), 0);
+	CHECK_EQ_U64(procs__see(r, b, procs_now()), 0);
+	t = procs_now();
+	pe.pid = (__u32)a;
+	pe.ts = t;
+	procs__on_record(r, &pe);
+	CHECK(procs__exited(r, a));
+	CHECK_EQ_U64(procs__stats(r)->exits_found, 0);
+	pe.pid = (__u32)b;
+	pe.map_flags = ST_EXIT_FOUND;
+	procs__on_record(r, &pe);
+	CHECK(procs__exited(r, b));
+	CHECK_EQ_U64(procs__stats(r)->exits_found, 1);
+	procs__free(r);
+out:
+	kill(a, SIGKILL);
+	kill(b, SIGKILL);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
 }
 
 /* What the listener heard: maps() calls per pid, and the count of mappings at the last one. */
@@ -426,6 +483,7 @@ int main(void)
 	procs__free(r);
 	check_exec_late(addr, &e);
 	check_find_exits();
+	check_found_exit_record();
 	check_push_met_only();
 	check_see_ending();
 	check_late_after_exit(addr);
