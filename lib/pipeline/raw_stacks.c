@@ -9,6 +9,7 @@
 
 #include "lib/pipeline/loc_pack.h"
 #include "lib/pipeline/raw_stacks.h"
+#include "lib/pipeline/settled_log.h"
 #include "lib/proc/registry.h"
 #include "lib/session/joiner.h"
 #include "lib/stack/store.h"
@@ -52,7 +53,10 @@ struct raw_stacks {
 	struct symbolizer *sym;
 	struct stack_store *store;
 	uint64_t *ts; /* per entry, in insertion order: its first event's time */
+	uint64_t *seq; /* per entry, its rank (next_seq at its insertion); NULL: its index */
 	size_t nts, cap;
+	uint64_t next_seq;       /* entries inserted since the last clear */
+	struct settled_log log;  /* settled entries moved out of the store by a fold */
 	uint64_t total;
 	struct htab pids; /* pid -> struct raw_pid: its entries not decoded yet */
 	struct loc_places *places; /* of the settled entries' frames (their data) */
@@ -89,15 +93,54 @@ struct raw_key {
 
 #define RAW_KEY_FLAGS (ST_EV_UFAIL | ST_EV_KTHREAD | JOINER_LOST_MASK)
 
-/* @e's frames decoded into the growing *@v (*@cap). Return: it, or NULL (ENOMEM). */
-static uint64_t *raw__ips_in(const struct stack_entry *e, uint64_t **v, size_t *cap)
+/*
+ * A stack as the fold and the report read it, wherever it is held: an entry
+ * of the store (settled or not) or a record of the settled log.
+ */
+struct raw_view {
+	uint32_t pid;
+	uint16_t kd, ud, flags, ustop;
+	const char *comm;
+	const uint8_t *frames; /* delta-packed, flen bytes */
+	size_t flen;
+	const void *places; /* settled: its places (lib/pipeline/loc_pack.h); else NULL */
+	uint64_t count, weight;
+};
+
+static void raw__view_entry(const struct stack_entry *e, struct raw_view *w)
 {
 	const struct raw_key *k = (const struct raw_key *)e->key;
 
-	if (array_reserve((void **)v, cap, (size_t)k->kd + k->ud + 1, sizeof(**v)))
+	*w = (struct raw_view){ .pid = k->pid, .kd = k->kd, .ud = k->ud, .flags = k->flags,
+				.ustop = k->ustop, .comm = k->comm, .frames = k->frames,
+				.flen = e->len - sizeof(*k), .places = e->data, .count = e->count,
+				.weight = e->weight };
+}
+
+static void raw__view_rec(const struct settled_rec *r, struct raw_view *w)
+{
+	*w = (struct raw_view){ .pid = r->pid, .kd = r->kd, .ud = r->ud, .flags = r->flags,
+				.ustop = r->ustop, .comm = r->comm, .frames = settled_rec__frames(r),
+				.flen = r->flen, .places = settled_rec__places(r), .count = r->count,
+				.weight = r->weight };
+}
+
+/* @w's frames decoded into the growing *@v (*@cap). Return: it, or NULL (ENOMEM). */
+static uint64_t *raw__ips_of(const struct raw_view *w, uint64_t **v, size_t *cap)
+{
+	if (array_reserve((void **)v, cap, (size_t)w->kd + w->ud + 1, sizeof(**v)))
 		return NULL;
-	delta_unpack(k->frames, e->len - sizeof(*k), *v, (size_t)k->kd + k->ud);
+	delta_unpack(w->frames, w->flen, *v, (size_t)w->kd + w->ud);
 	return *v;
+}
+
+/* @e's frames decoded into the growing *@v (*@cap). Return: it, or NULL (ENOMEM). */
+static uint64_t *raw__ips_in(const struct stack_entry *e, uint64_t **v, size_t *cap)
+{
+	struct raw_view w;
+
+	raw__view_entry(e, &w);
+	return raw__ips_of(&w, v, cap);
 }
 
 struct raw_stacks *raw_stacks__new(struct symbolizer *sym)
@@ -119,6 +162,7 @@ struct raw_stacks *raw_stacks__new(struct symbolizer *sym)
 	return rs;
 }
 
+/* A new entry's first-event time and rank, at its index. Return: 0 or -ENOMEM. */
 static int raw__push_ts(struct raw_stacks *rs, uint64_t ts)
 {
 	uint64_t *v;
@@ -130,10 +174,25 @@ static int raw__push_ts(struct raw_stacks *rs, uint64_t ts)
 		if (!v)
 			return -ENOMEM;
 		rs->ts = v;
+		if (rs->seq) {
+			v = realloc(rs->seq, cap * sizeof(*v));
+			if (!v)
+				return -ENOMEM; /* ts grown: harmless, cap says the smaller */
+			rs->seq = v;
+		}
 		rs->cap = cap;
 	}
+	if (rs->seq)
+		rs->seq[rs->nts] = rs->next_seq;
 	rs->ts[rs->nts++] = ts;
+	rs->next_seq++;
 	return 0;
+}
+
+/* Return: the rank of the store's entry @i. */
+static uint64_t raw__seq(const struct raw_stacks *rs, size_t i)
+{
+	return rs->seq ? rs->seq[i] : i;
 }
 
 /* Lists @e (new, with user frames) under @pid until it is settled. Return: 0 or -ENOMEM. */
@@ -301,11 +360,13 @@ struct raw_fold_key {
 };
 
 struct raw_fold {
-	struct stack_store *store;  /* the new store */
-	struct stack_store *kinds;  /* fold key -> its entry in the new store (data) */
-	struct stack_entry **to;    /* per old entry: the new entry it went into */
-	uint64_t *ts;               /* the new store's first-event times */
+	struct stack_store *store;  /* the new store: the entries not settled */
+	struct stack_store *kinds;  /* fold key -> its record in the new log (data); or NULL */
+	struct settled_log log;     /* the new log: every settled entry, by rank */
+	struct stack_entry **to;    /* per old entry: the new entry it went into, NULL: the log */
+	uint64_t *ts, *seq;         /* the new store's first-event times and ranks */
 	size_t nts;
+	uint64_t folded;            /* settled entries merged into an earlier one */
 	void *key;                  /* fold key scratch, key_cap bytes */
 	size_t key_cap;
 	struct proc_loc *locs;      /* a settled entry's places unpacked, nlocs frames */
@@ -322,78 +383,108 @@ void raw_stacks__fold_for(struct raw_stacks *rs, unsigned report_flags)
 	rs->fold_addrs = report_flags & REPORT_ADDRS;
 }
 
-/* The fold key of settled @e, in @f's scratch (*len bytes); NULL: @e stays apart, or *err. */
+/* The fold key of settled @w, in @f's scratch (*len bytes); NULL: @w stays apart, or *err. */
 static const struct raw_fold_key *raw__fold_key(const struct raw_stacks *rs, struct raw_fold *f,
-						 const struct stack_entry *e, size_t *len, int *err)
+						 const struct raw_view *w, size_t *len, int *err)
 {
-	const struct raw_key *k = (const struct raw_key *)e->key;
-	const uint64_t *ips = raw__ips_in(e, &f->ips, &f->nips);
+	const uint64_t *ips = raw__ips_of(w, &f->ips, &f->nips);
 	const struct proc_loc *locs;
 	struct raw_fold_key *fk;
 	size_t i, nw;
-	uint64_t *w;
+	uint64_t *v;
 
-	if (!ips || array_reserve((void **)&f->locs, &f->nlocs, k->ud, sizeof(*f->locs))) {
+	if (!ips || array_reserve((void **)&f->locs, &f->nlocs, w->ud, sizeof(*f->locs))) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	loc_places__unpack(rs->places, e->data, ips + k->kd, k->ud, f->locs);
+	loc_places__unpack(rs->places, w->places, ips + w->kd, w->ud, f->locs);
 	locs = f->locs;
-	if (raw__has_anon(locs, k->ud))
+	if (raw__has_anon(locs, w->ud))
 		return NULL; /* named by its own process's perf map */
-	nw = k->kd + (size_t)k->ud * RAW_FOLD_WORDS;
+	nw = w->kd + (size_t)w->ud * RAW_FOLD_WORDS;
 	if (array_reserve((void **)&f->words, &f->nwords, nw + 1, sizeof(*f->words)) ||
 	    array_reserve(&f->key, &f->key_cap, sizeof(*fk) + delta_pack_max(nw), 1)) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	memcpy(f->words, ips, k->kd * sizeof(*f->words));
-	for (i = 0, w = f->words + k->kd; i < k->ud; i++, w++) { /* a column a field */
-		uint64_t ip = ips[k->kd + i];
+	memcpy(f->words, ips, w->kd * sizeof(*f->words));
+	for (i = 0, v = f->words + w->kd; i < w->ud; i++, v++) { /* a column a field */
+		uint64_t ip = ips[w->kd + i];
 
-		w[0] = (uint64_t)(uintptr_t)locs[i].path;
-		w[k->ud] = (uint64_t)(uintptr_t)locs[i].file;
-		w[2 * k->ud] = (uint64_t)locs[i].file_backed | (uint64_t)locs[i].why << 1;
-		w[3 * k->ud] = locs[i].file_off;
-		w[4 * k->ud] = rs->fold_addrs ? ip : ip & ST_FRAME_MARKS;
+		v[0] = (uint64_t)(uintptr_t)locs[i].path;
+		v[w->ud] = (uint64_t)(uintptr_t)locs[i].file;
+		v[2 * w->ud] = (uint64_t)locs[i].file_backed | (uint64_t)locs[i].why << 1;
+		v[3 * w->ud] = locs[i].file_off;
+		v[4 * w->ud] = rs->fold_addrs ? ip : ip & ST_FRAME_MARKS;
 	}
 	fk = f->key;
-	*fk = (struct raw_fold_key){ .kd = k->kd, .ud = k->ud, .flags = k->flags,
-				     .ustop = k->ustop };
-	memcpy(fk->comm, k->comm, ST_COMM_LEN);
+	*fk = (struct raw_fold_key){ .kd = w->kd, .ud = w->ud, .flags = w->flags,
+				     .ustop = w->ustop };
+	memcpy(fk->comm, w->comm, ST_COMM_LEN);
 	*len = sizeof(*fk) + delta_pack(fk->w, f->words, nw);
 	return fk;
 }
 
-/* Old entry @e (first event at @ts) into @f's new store, merged into the earliest of its kind. */
-static int raw__fold_one(const struct raw_stacks *rs, struct raw_fold *f, struct stack_entry *e,
-			 uint64_t ts, struct stack_entry **to)
+/* Settled @w, of rank @seq, into @f's new log, merged into the earliest of its kind. */
+static int raw__fold_settled(const struct raw_stacks *rs, struct raw_fold *f,
+			     const struct raw_view *w, uint64_t seq, size_t plen)
 {
 	const struct raw_fold_key *fk = NULL;
-	struct stack_entry *kind = NULL, *ne;
+	struct stack_entry *kind = NULL;
+	struct settled_rec h, *r;
 	size_t len;
 	int err = 0;
 
-	if (rs->fold && e->data)
-		fk = raw__fold_key(rs, f, e, &len, &err);
+	if (f->kinds)
+		fk = raw__fold_key(rs, f, w, &len, &err);
 	if (fk && !(kind = stack_store__merge(f->kinds, fk, len, 1, 0)))
 		err = -ENOMEM;
 	if (err)
 		return err;
 	if (kind && kind->data) {
-		ne = kind->data;
-		ne->count += e->count;
-		ne->weight += e->weight;
-		*to = ne;
+		r = kind->data;
+		r->count += w->count;
+		r->weight += w->weight;
+		f->folded++;
 		return 0;
+	}
+	h = (struct settled_rec){ .count = w->count, .weight = w->weight, .seq = seq,
+				  .pid = w->pid, .kd = w->kd, .ud = w->ud, .flags = w->flags,
+				  .ustop = w->ustop, .flen = (uint16_t)w->flen, .plen = (uint16_t)plen };
+	memcpy(h.comm, w->comm, ST_COMM_LEN);
+	r = settled_log__append(&f->log, &h, w->frames, w->places);
+	if (!r)
+		return -ENOMEM;
+	if (kind)
+		kind->data = r;
+	return 0;
+}
+
+/*
+ * Old entry @e (the store's @i-th) into @f: settled, into the new log (*@to
+ * NULL); else into the new store, its time and rank kept.
+ */
+static int raw__fold_entry(const struct raw_stacks *rs, struct raw_fold *f, struct stack_entry *e,
+			   size_t i, struct stack_entry **to)
+{
+	struct raw_view w;
+	struct stack_entry *ne;
+	size_t plen = 0;
+
+	raw__view_entry(e, &w);
+	if (w.places)
+		plen = loc_places__packed_len(w.places, w.ud);
+	/* A record's lengths are 16 bits: a stack too large for one stays in the store. */
+	if (w.places && w.flen <= UINT16_MAX && plen <= UINT16_MAX) {
+		*to = NULL;
+		return raw__fold_settled(rs, f, &w, raw__seq(rs, i), plen);
 	}
 	ne = stack_store__merge(f->store, e->key, e->len, e->count, e->weight);
 	if (!ne)
 		return -ENOMEM;
 	ne->data = e->data;
-	f->ts[f->nts++] = ts;
-	if (kind)
-		kind->data = ne;
+	f->ts[f->nts] = rs->ts[i];
+	f->seq[f->nts++] = raw__seq(rs, i);
 	*to = ne;
 	return 0;
 }
@@ -402,57 +493,97 @@ static int raw__fold_one(const struct raw_stacks *rs, struct raw_fold *f, struct
 static void raw_pid__moved(struct hnode *n, void *ctx)
 {
 	struct raw_pid *p = (struct raw_pid *)n;
-	size_t i;
+	size_t i, kept = 0;
 
 	(void)ctx;
-	for (i = 0; i < p->n; i++)
-		p->v[i].e = p->v[i].e->data;
+	for (i = 0; i < p->n; i++) {
+		p->v[kept] = p->v[i];
+		p->v[kept].e = p->v[i].e->data;
+		kept += p->v[kept].e != NULL; /* moved to the log: settled already */
+	}
+	p->n = kept;
 }
 
-/* The fold of @v (the old store's @n entries) into @f done: @f's store replaces the old one. */
+/* The fold of @v (the old store's @n entries) into @f done: @f's store and log replace the old. */
 static void raw__fold_commit(struct raw_stacks *rs, struct raw_fold *f, struct stack_entry **v,
 			     size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (v[i]->data && f->to[i]->data != v[i]->data) {
-			free(v[i]->data); /* merged: the earlier entry's places stand for it */
-			rs->folded++;
-		}
+		if (!f->to[i])
+			free(v[i]->data); /* its places are in the log now */
 		v[i]->data = f->to[i];
 	}
 	htab__each(&rs->pids, raw_pid__moved, NULL);
 	stack_store__free(rs->store);
 	rs->store = f->store;
+	settled_log__reset(&rs->log);
+	rs->log = f->log;
 	free(rs->ts);
+	free(rs->seq);
 	rs->ts = f->ts;
+	rs->seq = f->seq;
 	rs->nts = f->nts;
 	rs->cap = n;
+	rs->folded += f->folded;
 	rs->unfolded = 0;
 	f->store = NULL;
 	f->ts = NULL;
+	f->seq = NULL;
+	f->log = (struct settled_log){ 0 };
+}
+
+/*
+ * The old store's entries and the old log's records, both by rank, walked
+ * together by rank: the new log keeps that order and each kind's earliest.
+ */
+static int raw__fold_walk(struct raw_stacks *rs, struct raw_fold *f, struct stack_entry **v,
+			  size_t n)
+{
+	size_t i = 0, j = 0;
+	struct raw_view w;
+	int err = 0;
+
+	while (!err && (i < n || j < rs->log.n)) {
+		const struct settled_rec *r = j < rs->log.n ? rs->log.v[j] : NULL;
+
+		if (r && (i == n || r->seq < raw__seq(rs, i))) {
+			raw__view_rec(r, &w);
+			err = raw__fold_settled(rs, f, &w, r->seq, r->plen);
+			j++;
+		} else {
+			err = raw__fold_entry(rs, f, v[i], i, &f->to[i]);
+			i++;
+		}
+	}
+	return err;
 }
 
 int raw_stacks__fold(struct raw_stacks *rs)
 {
 	struct stack_entry **v = stack_store__entries(rs->store);
-	size_t i, n = stack_store__len(rs->store);
-	struct raw_fold f = { .store = stack_store__new(), .kinds = stack_store__new() };
+	size_t n = stack_store__len(rs->store);
+	struct raw_fold f = { .store = stack_store__new() };
 	int err;
 
-	if (!n)
+	if (!n && !rs->log.n)
 		return 0;
-	f.to = calloc(n, sizeof(*f.to));
-	f.ts = calloc(n, sizeof(*f.ts));
-	err = v && f.store && f.kinds && f.to && f.ts ? 0 : -ENOMEM;
-	for (i = 0; i < n && !err; i++)
-		err = raw__fold_one(rs, &f, v[i], rs->ts[i], &f.to[i]);
+	if (rs->fold)
+		f.kinds = stack_store__new();
+	f.to = calloc(n + 1, sizeof(*f.to));
+	f.ts = calloc(n + 1, sizeof(*f.ts));
+	f.seq = calloc(n + 1, sizeof(*f.seq));
+	err = (v || !n) && f.store && (f.kinds || !rs->fold) && f.to && f.ts && f.seq ? 0 : -ENOMEM;
+	if (!err)
+		err = raw__fold_walk(rs, &f, v, n);
 	if (!err)
 		raw__fold_commit(rs, &f, v, n);
-	stack_store__free(f.store); /* on failure: the old store stands as it was */
+	stack_store__free(f.store); /* on failure: the old store and log stand as they were */
 	stack_store__free(f.kinds);
+	settled_log__reset(&f.log);
 	free(f.ts);
+	free(f.seq);
 	free(f.to);
 	free(f.key);
 	free(f.locs);
@@ -472,8 +603,7 @@ int raw_stacks__settle_gone(struct raw_stacks *rs, struct agg_reader *agg, agg_f
 		st_err("%s: reading the in-kernel counts: %s", tool, strerror(-err));
 	for (i = 0; i < n && !err; i++)
 		err = raw_stacks__settle(rs, pids[i]);
-	if (!err && rs->fold && rs->unfolded >= RAW_FOLD_MIN &&
-	    rs->unfolded >= stack_store__len(rs->store) / 4)
+	if (!err && rs->unfolded >= RAW_FOLD_MIN && rs->unfolded >= raw_stacks__len(rs) / 4)
 		err = raw_stacks__fold(rs);
 	return err;
 }
@@ -506,13 +636,29 @@ struct raw_batch {
 	size_t nips;
 };
 
+/*
+ * The stacks in the order they were first met: the store's entries, or,
+ * once a fold moved settled ones out, the entries and the log's records
+ * interleaved by rank (a record's pointer tagged with RAW_ITEM_REC).
+ */
+#define RAW_ITEM_REC ((uintptr_t)1)
+
 struct raw_run {
 	struct raw_stacks *rs;
 	struct symbolizer *sym;
-	struct stack_entry **v;
-	size_t n; /* entries */
+	uintptr_t *v;      /* struct stack_entry *, or struct settled_rec * | RAW_ITEM_REC */
+	const uint64_t *ts; /* per item: an entry's first event's time (a record's: unused) */
+	size_t n; /* items */
 	struct report *r;
 };
+
+static void raw__item(const struct raw_run *run, size_t j, struct raw_view *w)
+{
+	if (run->v[j] & RAW_ITEM_REC)
+		raw__view_rec((const struct settled_rec *)(run->v[j] & ~RAW_ITEM_REC), w);
+	else
+		raw__view_entry((const struct stack_entry *)run->v[j], w);
+}
 
 static void raw__batch_release(void *ctx, void *slot)
 {
@@ -528,40 +674,38 @@ static void raw__batch_release(void *ctx, void *slot)
 	arena__rewind(&b->frames);
 }
 
-/* Settled @k's frames @ips from the places in @packed (unpacked in @mem). Return: 0 or -ENOMEM. */
+/* Settled @w's frames @ips from its places (unpacked in @mem). Return: 0 or -ENOMEM. */
 static int raw__decode_settled(const struct raw_stacks *rs, struct event_frames *ef,
-			       struct arena *mem, const struct raw_key *k, const uint64_t *ips,
-			       const void *packed)
+			       struct arena *mem, const struct raw_view *w, const uint64_t *ips)
 {
-	struct proc_loc *locs = arena__alloc(mem, (k->ud ? k->ud : 1) * sizeof(*locs));
+	struct proc_loc *locs = arena__alloc(mem, (w->ud ? w->ud : 1) * sizeof(*locs));
 
 	if (!locs)
 		return -ENOMEM;
-	loc_places__unpack(rs->places, packed, ips + k->kd, k->ud, locs);
-	return event_frames__decode_at(ef, mem, k->pid, ips, k->kd, k->ud,
-				       joiner_lost_frame(k->flags), k->ustop, locs);
+	loc_places__unpack(rs->places, w->places, ips + w->kd, w->ud, locs);
+	return event_frames__decode_at(ef, mem, w->pid, ips, w->kd, w->ud,
+				       joiner_lost_frame(w->flags), w->ustop, locs);
 }
 
 /* Decodes @b's entries from the first not decoded yet up to @to. Return: 0 or -ENOMEM. */
 static int raw__batch_decode_to(struct raw_run *run, struct raw_batch *b, size_t to)
 {
-	struct stack_entry **v = run->v;
+	struct raw_view w;
+	const uint64_t *ips;
 	size_t j;
 	int err = 0;
 
 	for (j = b->first + b->done; j < b->first + to && !err; j++, b->done++) {
-		const struct raw_key *k = (const struct raw_key *)v[j]->key;
-		const uint64_t *ips = raw__ips_in(v[j], &b->ips, &b->nips);
-
+		raw__item(run, j, &w);
+		ips = raw__ips_of(&w, &b->ips, &b->nips);
 		if (!ips)
 			err = -ENOMEM;
-		else if (v[j]->data)
-			err = raw__decode_settled(run->rs, &b->ef[b->done], &b->frames, k, ips,
-						  v[j]->data);
+		else if (w.places)
+			err = raw__decode_settled(run->rs, &b->ef[b->done], &b->frames, &w, ips);
 		else
-			err = event_frames__decode(&b->ef[b->done], &b->frames, run->sym, k->pid,
-						   run->rs->ts[j], ips, k->kd, k->ud,
-						   joiner_lost_frame(k->flags), k->ustop);
+			err = event_frames__decode(&b->ef[b->done], &b->frames, run->sym, w.pid,
+						   run->ts[j], ips, w.kd, w.ud,
+						   joiner_lost_frame(w.flags), w.ustop);
 	}
 	return err;
 }
@@ -613,16 +757,15 @@ static int raw__batch_use(void *ctx, size_t i, void *slot)
 {
 	struct raw_run *run = ctx;
 	struct raw_batch *b = slot;
+	struct raw_view w;
 	size_t j;
 	int err = 0;
 
 	(void)i;
 	for (j = 0; j < b->n && !err; j++) {
-		const struct stack_entry *e = run->v[b->first + j];
-		const struct raw_key *k = (const struct raw_key *)e->key;
-
-		err = report__add(run->r, k->pid, k->comm, b->ef[j].v, b->ef[j].nk, b->ef[j].nu,
-				  e->count, e->weight, k->flags);
+		raw__item(run, b->first + j, &w);
+		err = report__add(run->r, w.pid, w.comm, b->ef[j].v, b->ef[j].nk, b->ef[j].nu,
+				  w.count, w.weight, w.flags);
 	}
 	return err;
 }
@@ -634,14 +777,14 @@ static int raw__batch_use(void *ctx, size_t i, void *slot)
  * free (docs/recording.md). A batch a slot; three let the worker run ahead
  * over an uneven batch (five made no difference).
  */
-static int raw__report_batches(struct raw_stacks *rs, struct symbolizer *sym,
-			       struct stack_entry **v, size_t n, struct report *r)
+static int raw__report_batches(struct raw_stacks *rs, struct symbolizer *sym, uintptr_t *v,
+			       const uint64_t *ts, size_t n, struct report *r)
 {
 	static const struct relay_ops ops = {
 		.prepare = raw__batch_prepare, .make = raw__batch_make, .use = raw__batch_use,
 		.drop = raw__batch_release,
 	};
-	struct raw_run run = { .rs = rs, .sym = sym, .v = v, .n = n, .r = r };
+	struct raw_run run = { .rs = rs, .sym = sym, .v = v, .ts = ts, .n = n, .r = r };
 	struct raw_batch slots[RAW_BATCH_SLOTS] = { 0 };
 	size_t i;
 	int err = relay__run((n + RAW_BATCH - 1) / RAW_BATCH, slots, sizeof(slots[0]),
@@ -676,23 +819,69 @@ static double raw__ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/*
+ * The report's items (struct raw_run) in *@v, their times in *@ts, @n of
+ * them: with nothing in the log, the store's entries and times as they are.
+ * Return: 0 or -ENOMEM.
+ */
+static int raw__items(const struct raw_stacks *rs, uintptr_t **v, uint64_t **ts, size_t n)
+{
+	struct stack_entry **e = stack_store__entries(rs->store);
+	size_t ne = stack_store__len(rs->store), i = 0, j = 0, at;
+	uintptr_t u;
+
+	*v = NULL;
+	*ts = NULL;
+	if (ne && !e)
+		return -ENOMEM;
+	if (!rs->log.n) { /* the same block, as words: read through uintptr_t from here on */
+		for (at = 0; at < ne; at++) {
+			u = (uintptr_t)e[at];
+			memcpy((uintptr_t *)(void *)e + at, &u, sizeof(u));
+		}
+		*v = (uintptr_t *)(void *)e;
+		*ts = rs->ts;
+		return 0;
+	}
+	*v = malloc(n * sizeof(**v));
+	*ts = malloc(n * sizeof(**ts));
+	for (at = 0; *v && *ts && at < n; at++) {
+		if (j < rs->log.n && (i == ne || rs->log.v[j]->seq < raw__seq(rs, i))) {
+			(*v)[at] = (uintptr_t)rs->log.v[j++] | RAW_ITEM_REC;
+			(*ts)[at] = 0;
+		} else {
+			(*v)[at] = (uintptr_t)e[i];
+			(*ts)[at] = rs->ts[i++];
+		}
+	}
+	free(e);
+	return *v && *ts ? 0 : -ENOMEM;
+}
+
 int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct report *r)
 {
-	struct stack_entry **v = stack_store__entries(rs->store);
-	size_t n = stack_store__len(rs->store);
+	size_t n = raw_stacks__len(rs);
 	long rss0 = raw__rss_kib();
 	double t0 = raw__ms();
-	int err = 0;
+	uint64_t *ts;
+	uintptr_t *v;
+	int err = raw__items(rs, &v, &ts, n);
 
-	if (n && !v)
-		return -ENOMEM;
+	if (err) {
+		free(v);
+		if (ts != rs->ts)
+			free(ts);
+		return err;
+	}
 	symbolizer__refresh(sym); /* what JITs wrote since their processes were seen */
 	symbolizer__remember(sym, true); /* each address named once across the batches */
 	report__same_strings(r, true);   /* and nothing the names live in is freed meanwhile */
-	err = raw__report_batches(rs, sym, v, n, r);
+	err = raw__report_batches(rs, sym, v, ts, n, r);
 	report__same_strings(r, false);
 	symbolizer__remember(sym, false);
 	free(v);
+	if (ts != rs->ts)
+		free(ts);
 	st_info("raw stacks: %zu distinct stacks decoded and named in %.1f ms (%llu of them resolved "
 		"early, their process gone; %llu more folded into those); resident memory %ld -> "
 		"%ld KiB", n, raw__ms() - t0, (unsigned long long)(rs->settled - rs->folded),
@@ -702,7 +891,7 @@ int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct rep
 
 size_t raw_stacks__len(const struct raw_stacks *rs)
 {
-	return stack_store__len(rs->store);
+	return stack_store__len(rs->store) + rs->log.n;
 }
 
 uint64_t raw_stacks__total(const struct raw_stacks *rs)
@@ -736,6 +925,10 @@ void raw_stacks__clear(struct raw_stacks *rs)
 {
 	raw__drop_decoded(rs);
 	stack_store__clear(rs->store);
+	settled_log__reset(&rs->log);
+	free(rs->seq);
+	rs->seq = NULL;
+	rs->next_seq = 0;
 	rs->nts = 0;
 	rs->total = 0;
 	rs->settled = 0;
@@ -749,6 +942,8 @@ void raw_stacks__free(struct raw_stacks *rs)
 		return;
 	raw__drop_decoded(rs);
 	stack_store__free(rs->store);
+	settled_log__reset(&rs->log);
+	free(rs->seq);
 	loc_places__free(rs->places);
 	free(rs->locs);
 	free(rs->key);
