@@ -262,15 +262,17 @@ static void run_storm(const struct proc_map *m, uint64_t target)
 			add(rs, pids[j], 100 + (uint64_t)pids[j], target, 1, "storm");
 		}
 		gone(&t, pids, 100);
-		/* Folded at 1,100 settled (RAW_FOLD_MIN 1024): one entry, then 900 since. */
+		/* Folded at 300 settled (RAW_FOLD_MIN 256): one record, then 100, 200 since. */
+		if (i == 3)
+			CHECK_EQ_U64(raw_stacks__len(rs), 101);
 		if (i == 19) {
-			CHECK_EQ_U64(raw_stacks__len(rs), 901);
-			CHECK_EQ_U64(raw_stacks__folded(rs), 1099);
+			CHECK_EQ_U64(raw_stacks__len(rs), 201);
+			CHECK_EQ_U64(raw_stacks__folded(rs), 1799);
 		}
 	}
-	/* Folded again at 2,200: the 1,100 since into the first's record; 800 since. */
-	CHECK_EQ_U64(raw_stacks__len(rs), 801);
-	CHECK_EQ_U64(raw_stacks__folded(rs), 2199);
+	/* Folded every 300 since: each time into the first's record. */
+	CHECK_EQ_U64(raw_stacks__len(rs), 1);
+	CHECK_EQ_U64(raw_stacks__folded(rs), 2999);
 	rep = report_of(&t, 0);
 	s = rep ? find(rep, 0, "storm", "fold_target", 0) : NULL;
 	CHECK(s && s->count == 3000 && s->weight == 3000 && report__len(rep) == 1);
