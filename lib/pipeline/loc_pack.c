@@ -126,6 +126,17 @@ void loc_places__unpack(const struct loc_places *lp, const void *packed, const u
 	}
 }
 
+size_t loc_places__packed_len(const void *packed, size_t n)
+{
+	const uint8_t *at = packed;
+	uint64_t skip;
+	size_t i;
+
+	for (i = 0; i < 2 * n; i++)
+		at = varint_get(at, &skip);
+	return (size_t)(at - (const uint8_t *)packed);
+}
+
 size_t loc_places__len(const struct loc_places *lp)
 {
 	return lp->n;

@@ -46,6 +46,9 @@ void *loc_places__pack(struct loc_places *lp, const uint64_t *ips, const struct 
 void loc_places__unpack(const struct loc_places *lp, const void *packed, const uint64_t *ips,
 			size_t n, struct proc_loc *out);
 
+/** loc_places__packed_len() - Return: the bytes of @packed, a block of @n locations. */
+size_t loc_places__packed_len(const void *packed, size_t n);
+
 /** loc_places__len() - Return: the distinct places held. */
 size_t loc_places__len(const struct loc_places *lp);
 

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "lib/pipeline/loc_pack.h"
+#include "lib/pipeline/raw_internal.h"
 #include "lib/pipeline/raw_stacks.h"
+#include "lib/pipeline/settled_log.h"
 #include "lib/proc/registry.h"
 #include "lib/session/joiner.h"
 #include "lib/stack/store.h"
@@ -27,77 +29,13 @@
 /* Stacks the caller decodes between looks at whether the worker waits: about 0.2 ms. */
 #define RAW_DECODE_STEP 64
 
-/*
- * Stacks are decoded late, with the mappings their process had at the
- * event, which the registry keeps after the process exits only until the
- * stacks are settled (raw_stacks__settle()): a settled entry holds where
- * its user frames were (struct proc_loc each) in its data, and needs the
- * registry no more. Until then each process's undecoded entries are listed
- * under its pid, so settling one costs only its own entries. The places
- * are packed (lib/pipeline/loc_pack.h): a storm of short processes leaves
- * many settled entries.
- */
-struct raw_pending {
-	struct stack_entry *e;
-	uint64_t ts; /* its first event's time: the mappings that name it */
-};
-
-struct raw_pid {
-	struct hnode node; /* (pid, 0) */
-	struct raw_pending *v;
-	size_t n, cap;
-};
-
-struct raw_stacks {
-	struct symbolizer *sym;
-	struct stack_store *store;
-	uint64_t *ts; /* per entry, in insertion order: its first event's time */
-	size_t nts, cap;
-	uint64_t total;
-	struct htab pids; /* pid -> struct raw_pid: its entries not decoded yet */
-	struct loc_places *places; /* of the settled entries' frames (their data) */
-	struct proc_loc *locs;     /* raw__settle_one()'s scratch, nlocs frames */
-	size_t nlocs;
-	uint64_t settled; /* entries resolved early, their process gone */
-	uint64_t folded;  /* settled entries merged into an earlier one (raw__fold()) */
-	size_t unfolded;  /* entries settled since the last fold */
-	bool fold;        /* the report does not split by process: settled entries fold */
-	bool fold_addrs;  /* ... and shows addresses: the run-time addresses must agree too */
-	struct raw_key *key; /* raw_stacks__merge()'s scratch, key_cap bytes */
-	size_t key_cap;
-	uint64_t *ips; /* a key's frames decoded (raw__ips()): settling's scratch, nips */
-	size_t nips;
-};
-
-/*
- * The dedup key: identity, the mappings' epoch, and the exact frames: kd
- * kernel then ud user addresses, delta-packed (lib/util/delta_pack.h):
- * ~3.6 bytes a frame instead of 8, and a churn's settled stacks are most of
- * what a profile holds. The packing is one-to-one for the frame count in
- * the header, so equal keys are still equal stacks, compared in full.
- */
-struct raw_key {
-	__u32 pid;
-	__u16 kd, ud;
-	__u16 flags; /* ST_EV_UFAIL, ST_EV_KTHREAD and the joiner's lost reason */
-	__u16 ustop; /* why the user walk ended: the stack's end mark */
-	__u16 pad[2];
-	uint64_t epoch; /* procs__epoch() at the event: the same addresses, other code */
-	char comm[ST_COMM_LEN];
-	uint8_t frames[]; /* delta-packed, up to the entry's len */
-};
-
-#define RAW_KEY_FLAGS (ST_EV_UFAIL | ST_EV_KTHREAD | JOINER_LOST_MASK)
-
 /* @e's frames decoded into the growing *@v (*@cap). Return: it, or NULL (ENOMEM). */
 static uint64_t *raw__ips_in(const struct stack_entry *e, uint64_t **v, size_t *cap)
 {
-	const struct raw_key *k = (const struct raw_key *)e->key;
+	struct raw_view w;
 
-	if (array_reserve((void **)v, cap, (size_t)k->kd + k->ud + 1, sizeof(**v)))
-		return NULL;
-	delta_unpack(k->frames, e->len - sizeof(*k), *v, (size_t)k->kd + k->ud);
-	return *v;
+	raw__view_entry(e, &w);
+	return raw__ips_of(&w, v, cap);
 }
 
 struct raw_stacks *raw_stacks__new(struct symbolizer *sym)
@@ -119,6 +57,7 @@ struct raw_stacks *raw_stacks__new(struct symbolizer *sym)
 	return rs;
 }
 
+/* A new entry's first-event time and rank, at its index. Return: 0 or -ENOMEM. */
 static int raw__push_ts(struct raw_stacks *rs, uint64_t ts)
 {
 	uint64_t *v;
@@ -130,9 +69,18 @@ static int raw__push_ts(struct raw_stacks *rs, uint64_t ts)
 		if (!v)
 			return -ENOMEM;
 		rs->ts = v;
+		if (rs->seq) {
+			v = realloc(rs->seq, cap * sizeof(*v));
+			if (!v)
+				return -ENOMEM; /* ts grown: harmless, cap says the smaller */
+			rs->seq = v;
+		}
 		rs->cap = cap;
 	}
+	if (rs->seq)
+		rs->seq[rs->nts] = rs->next_seq;
 	rs->ts[rs->nts++] = ts;
+	rs->next_seq++;
 	return 0;
 }
 
@@ -205,17 +153,6 @@ int raw_stacks__merge(struct raw_stacks *rs, const struct st_event *ev, const ui
 	return 0;
 }
 
-/* Is one of @locs code outside a file, which the perf map of its process names? */
-static bool raw__has_anon(const struct proc_loc *locs, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (locs[i].path && !locs[i].file_backed)
-			return true;
-	return false;
-}
-
 /*
  * Keeps where @pe's user frames were at its event (struct proc_loc each:
  * the file model and offset, strings the registry's) in its data, packed.
@@ -261,223 +198,6 @@ int raw_stacks__settle(struct raw_stacks *rs, int pid)
 	return 0;
 }
 
-/*
- * Folding settled stacks. A process gone and settled keeps its entries (its
- * pid, addresses, and where each user frame was) until the report, which,
- * when it is not split by process, merges them with every other process's
- * entries whose frames read the same. Under a storm of short processes,
- * nearly each one a process of its own, those entries are what grows. So
- * settled entries whose frames will read the same for certain merge early:
- * the same comm, flags, end of walk and kernel addresses, and for each user
- * frame the same mapped path and file model (both one pointer a thing for
- * the registry's life: a settled place holds its model, loc_places__new()),
- * offset and walker marks (with REPORT_ADDRS, the
- * whole run-time address). Names are a function of these alone, except
- * code outside any file, named by its own process's perf map: an entry
- * with such a frame stays apart. An entry merges into the earliest of its
- * kind, the one the report would meet first and keep (its place, process
- * and addresses), so the report reads the same byte for byte. The store
- * frees entries only all at once (an arena), so a fold builds a new store:
- * once a quarter of the entries, and at least RAW_FOLD_MIN, were settled
- * since the last one, which keeps its cost linear in the entries settled.
- */
-#define RAW_FOLD_MIN 1024
-
-/*
- * The user frames of a fold key, as RAW_FOLD_WORDS columns of ud words:
- * the mapped paths (interned by the registry), the file models (or NULL),
- * their flags (file_backed | why << 1), the offsets, and the walker's
- * marks (or the whole addresses). Every settled entry has its key in the
- * fold's kinds at once, so the words are delta-packed
- * (lib/util/delta_pack.h), a column at a time: a frame's path, model and
- * flags mostly repeat the frame before's, and cost a byte and a half each.
- */
-#define RAW_FOLD_WORDS 5
-
-struct raw_fold_key {
-	__u16 kd, ud, flags, ustop;
-	char comm[ST_COMM_LEN];
-	uint8_t w[]; /* delta-packed: kd kernel addresses, then ud frames of RAW_FOLD_WORDS */
-};
-
-struct raw_fold {
-	struct stack_store *store;  /* the new store */
-	struct stack_store *kinds;  /* fold key -> its entry in the new store (data) */
-	struct stack_entry **to;    /* per old entry: the new entry it went into */
-	uint64_t *ts;               /* the new store's first-event times */
-	size_t nts;
-	void *key;                  /* fold key scratch, key_cap bytes */
-	size_t key_cap;
-	struct proc_loc *locs;      /* a settled entry's places unpacked, nlocs frames */
-	size_t nlocs;
-	uint64_t *ips;              /* its frames decoded, nips */
-	size_t nips;
-	uint64_t *words;            /* its fold key's words before packing, nwords */
-	size_t nwords;
-};
-
-void raw_stacks__fold_for(struct raw_stacks *rs, unsigned report_flags)
-{
-	rs->fold = !(report_flags & REPORT_BY_PID);
-	rs->fold_addrs = report_flags & REPORT_ADDRS;
-}
-
-/* The fold key of settled @e, in @f's scratch (*len bytes); NULL: @e stays apart, or *err. */
-static const struct raw_fold_key *raw__fold_key(const struct raw_stacks *rs, struct raw_fold *f,
-						 const struct stack_entry *e, size_t *len, int *err)
-{
-	const struct raw_key *k = (const struct raw_key *)e->key;
-	const uint64_t *ips = raw__ips_in(e, &f->ips, &f->nips);
-	const struct proc_loc *locs;
-	struct raw_fold_key *fk;
-	size_t i, nw;
-	uint64_t *w;
-
-	if (!ips || array_reserve((void **)&f->locs, &f->nlocs, k->ud, sizeof(*f->locs))) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	loc_places__unpack(rs->places, e->data, ips + k->kd, k->ud, f->locs);
-	locs = f->locs;
-	if (raw__has_anon(locs, k->ud))
-		return NULL; /* named by its own process's perf map */
-	nw = k->kd + (size_t)k->ud * RAW_FOLD_WORDS;
-	if (array_reserve((void **)&f->words, &f->nwords, nw + 1, sizeof(*f->words)) ||
-	    array_reserve(&f->key, &f->key_cap, sizeof(*fk) + delta_pack_max(nw), 1)) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	memcpy(f->words, ips, k->kd * sizeof(*f->words));
-	for (i = 0, w = f->words + k->kd; i < k->ud; i++, w++) { /* a column a field */
-		uint64_t ip = ips[k->kd + i];
-
-		w[0] = (uint64_t)(uintptr_t)locs[i].path;
-		w[k->ud] = (uint64_t)(uintptr_t)locs[i].file;
-		w[2 * k->ud] = (uint64_t)locs[i].file_backed | (uint64_t)locs[i].why << 1;
-		w[3 * k->ud] = locs[i].file_off;
-		w[4 * k->ud] = rs->fold_addrs ? ip : ip & ST_FRAME_MARKS;
-	}
-	fk = f->key;
-	*fk = (struct raw_fold_key){ .kd = k->kd, .ud = k->ud, .flags = k->flags,
-				     .ustop = k->ustop };
-	memcpy(fk->comm, k->comm, ST_COMM_LEN);
-	*len = sizeof(*fk) + delta_pack(fk->w, f->words, nw);
-	return fk;
-}
-
-/* Old entry @e (first event at @ts) into @f's new store, merged into the earliest of its kind. */
-static int raw__fold_one(const struct raw_stacks *rs, struct raw_fold *f, struct stack_entry *e,
-			 uint64_t ts, struct stack_entry **to)
-{
-	const struct raw_fold_key *fk = NULL;
-	struct stack_entry *kind = NULL, *ne;
-	size_t len;
-	int err = 0;
-
-	if (rs->fold && e->data)
-		fk = raw__fold_key(rs, f, e, &len, &err);
-	if (fk && !(kind = stack_store__merge(f->kinds, fk, len, 1, 0)))
-		err = -ENOMEM;
-	if (err)
-		return err;
-	if (kind && kind->data) {
-		ne = kind->data;
-		ne->count += e->count;
-		ne->weight += e->weight;
-		*to = ne;
-		return 0;
-	}
-	ne = stack_store__merge(f->store, e->key, e->len, e->count, e->weight);
-	if (!ne)
-		return -ENOMEM;
-	ne->data = e->data;
-	f->ts[f->nts++] = ts;
-	if (kind)
-		kind->data = ne;
-	*to = ne;
-	return 0;
-}
-
-/* A pending list's entries: where the fold put them (the old entry's data, for now). */
-static void raw_pid__moved(struct hnode *n, void *ctx)
-{
-	struct raw_pid *p = (struct raw_pid *)n;
-	size_t i;
-
-	(void)ctx;
-	for (i = 0; i < p->n; i++)
-		p->v[i].e = p->v[i].e->data;
-}
-
-/* The fold of @v (the old store's @n entries) into @f done: @f's store replaces the old one. */
-static void raw__fold_commit(struct raw_stacks *rs, struct raw_fold *f, struct stack_entry **v,
-			     size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (v[i]->data && f->to[i]->data != v[i]->data) {
-			free(v[i]->data); /* merged: the earlier entry's places stand for it */
-			rs->folded++;
-		}
-		v[i]->data = f->to[i];
-	}
-	htab__each(&rs->pids, raw_pid__moved, NULL);
-	stack_store__free(rs->store);
-	rs->store = f->store;
-	free(rs->ts);
-	rs->ts = f->ts;
-	rs->nts = f->nts;
-	rs->cap = n;
-	rs->unfolded = 0;
-	f->store = NULL;
-	f->ts = NULL;
-}
-
-int raw_stacks__fold(struct raw_stacks *rs)
-{
-	struct stack_entry **v = stack_store__entries(rs->store);
-	size_t i, n = stack_store__len(rs->store);
-	struct raw_fold f = { .store = stack_store__new(), .kinds = stack_store__new() };
-	int err;
-
-	if (!n)
-		return 0;
-	f.to = calloc(n, sizeof(*f.to));
-	f.ts = calloc(n, sizeof(*f.ts));
-	err = v && f.store && f.kinds && f.to && f.ts ? 0 : -ENOMEM;
-	for (i = 0; i < n && !err; i++)
-		err = raw__fold_one(rs, &f, v[i], rs->ts[i], &f.to[i]);
-	if (!err)
-		raw__fold_commit(rs, &f, v, n);
-	stack_store__free(f.store); /* on failure: the old store stands as it was */
-	stack_store__free(f.kinds);
-	free(f.ts);
-	free(f.to);
-	free(f.key);
-	free(f.locs);
-	free(f.ips);
-	free(f.words);
-	free(v);
-	return err;
-}
-
-int raw_stacks__settle_gone(struct raw_stacks *rs, struct agg_reader *agg, agg_fn fn, void *ctx,
-			    const int *pids, size_t n, const char *tool)
-{
-	size_t i;
-	int err = agg ? agg_reader__read_gone(agg, pids, n, fn, ctx) : 0;
-
-	if (err)
-		st_err("%s: reading the in-kernel counts: %s", tool, strerror(-err));
-	for (i = 0; i < n && !err; i++)
-		err = raw_stacks__settle(rs, pids[i]);
-	if (!err && rs->fold && rs->unfolded >= RAW_FOLD_MIN &&
-	    rs->unfolded >= stack_store__len(rs->store) / 4)
-		err = raw_stacks__fold(rs);
-	return err;
-}
-
 uint64_t raw_stacks__settled(const struct raw_stacks *rs)
 {
 	return rs->settled;
@@ -506,13 +226,29 @@ struct raw_batch {
 	size_t nips;
 };
 
+/*
+ * The stacks in the order they were first met: the store's entries, or,
+ * once a fold moved settled ones out, the entries and the log's records
+ * interleaved by rank (a record's pointer tagged with RAW_ITEM_REC).
+ */
+#define RAW_ITEM_REC ((uintptr_t)1)
+
 struct raw_run {
 	struct raw_stacks *rs;
 	struct symbolizer *sym;
-	struct stack_entry **v;
-	size_t n; /* entries */
+	uintptr_t *v;      /* struct stack_entry *, or struct settled_rec * | RAW_ITEM_REC */
+	const uint64_t *ts; /* per item: an entry's first event's time (a record's: unused) */
+	size_t n; /* items */
 	struct report *r;
 };
+
+static void raw__item(const struct raw_run *run, size_t j, struct raw_view *w)
+{
+	if (run->v[j] & RAW_ITEM_REC)
+		raw__view_rec((const struct settled_rec *)(run->v[j] & ~RAW_ITEM_REC), w);
+	else
+		raw__view_entry((const struct stack_entry *)run->v[j], w);
+}
 
 static void raw__batch_release(void *ctx, void *slot)
 {
@@ -528,40 +264,38 @@ static void raw__batch_release(void *ctx, void *slot)
 	arena__rewind(&b->frames);
 }
 
-/* Settled @k's frames @ips from the places in @packed (unpacked in @mem). Return: 0 or -ENOMEM. */
+/* Settled @w's frames @ips from its places (unpacked in @mem). Return: 0 or -ENOMEM. */
 static int raw__decode_settled(const struct raw_stacks *rs, struct event_frames *ef,
-			       struct arena *mem, const struct raw_key *k, const uint64_t *ips,
-			       const void *packed)
+			       struct arena *mem, const struct raw_view *w, const uint64_t *ips)
 {
-	struct proc_loc *locs = arena__alloc(mem, (k->ud ? k->ud : 1) * sizeof(*locs));
+	struct proc_loc *locs = arena__alloc(mem, (w->ud ? w->ud : 1) * sizeof(*locs));
 
 	if (!locs)
 		return -ENOMEM;
-	loc_places__unpack(rs->places, packed, ips + k->kd, k->ud, locs);
-	return event_frames__decode_at(ef, mem, k->pid, ips, k->kd, k->ud,
-				       joiner_lost_frame(k->flags), k->ustop, locs);
+	loc_places__unpack(rs->places, w->places, ips + w->kd, w->ud, locs);
+	return event_frames__decode_at(ef, mem, w->pid, ips, w->kd, w->ud,
+				       joiner_lost_frame(w->flags), w->ustop, locs);
 }
 
 /* Decodes @b's entries from the first not decoded yet up to @to. Return: 0 or -ENOMEM. */
 static int raw__batch_decode_to(struct raw_run *run, struct raw_batch *b, size_t to)
 {
-	struct stack_entry **v = run->v;
+	struct raw_view w;
+	const uint64_t *ips;
 	size_t j;
 	int err = 0;
 
 	for (j = b->first + b->done; j < b->first + to && !err; j++, b->done++) {
-		const struct raw_key *k = (const struct raw_key *)v[j]->key;
-		const uint64_t *ips = raw__ips_in(v[j], &b->ips, &b->nips);
-
+		raw__item(run, j, &w);
+		ips = raw__ips_of(&w, &b->ips, &b->nips);
 		if (!ips)
 			err = -ENOMEM;
-		else if (v[j]->data)
-			err = raw__decode_settled(run->rs, &b->ef[b->done], &b->frames, k, ips,
-						  v[j]->data);
+		else if (w.places)
+			err = raw__decode_settled(run->rs, &b->ef[b->done], &b->frames, &w, ips);
 		else
-			err = event_frames__decode(&b->ef[b->done], &b->frames, run->sym, k->pid,
-						   run->rs->ts[j], ips, k->kd, k->ud,
-						   joiner_lost_frame(k->flags), k->ustop);
+			err = event_frames__decode(&b->ef[b->done], &b->frames, run->sym, w.pid,
+						   run->ts[j], ips, w.kd, w.ud,
+						   joiner_lost_frame(w.flags), w.ustop);
 	}
 	return err;
 }
@@ -613,16 +347,15 @@ static int raw__batch_use(void *ctx, size_t i, void *slot)
 {
 	struct raw_run *run = ctx;
 	struct raw_batch *b = slot;
+	struct raw_view w;
 	size_t j;
 	int err = 0;
 
 	(void)i;
 	for (j = 0; j < b->n && !err; j++) {
-		const struct stack_entry *e = run->v[b->first + j];
-		const struct raw_key *k = (const struct raw_key *)e->key;
-
-		err = report__add(run->r, k->pid, k->comm, b->ef[j].v, b->ef[j].nk, b->ef[j].nu,
-				  e->count, e->weight, k->flags);
+		raw__item(run, b->first + j, &w);
+		err = report__add(run->r, w.pid, w.comm, b->ef[j].v, b->ef[j].nk, b->ef[j].nu,
+				  w.count, w.weight, w.flags);
 	}
 	return err;
 }
@@ -634,14 +367,14 @@ static int raw__batch_use(void *ctx, size_t i, void *slot)
  * free (docs/recording.md). A batch a slot; three let the worker run ahead
  * over an uneven batch (five made no difference).
  */
-static int raw__report_batches(struct raw_stacks *rs, struct symbolizer *sym,
-			       struct stack_entry **v, size_t n, struct report *r)
+static int raw__report_batches(struct raw_stacks *rs, struct symbolizer *sym, uintptr_t *v,
+			       const uint64_t *ts, size_t n, struct report *r)
 {
 	static const struct relay_ops ops = {
 		.prepare = raw__batch_prepare, .make = raw__batch_make, .use = raw__batch_use,
 		.drop = raw__batch_release,
 	};
-	struct raw_run run = { .rs = rs, .sym = sym, .v = v, .n = n, .r = r };
+	struct raw_run run = { .rs = rs, .sym = sym, .v = v, .ts = ts, .n = n, .r = r };
 	struct raw_batch slots[RAW_BATCH_SLOTS] = { 0 };
 	size_t i;
 	int err = relay__run((n + RAW_BATCH - 1) / RAW_BATCH, slots, sizeof(slots[0]),
@@ -676,23 +409,69 @@ static double raw__ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/*
+ * The report's items (struct raw_run) in *@v, their times in *@ts, @n of
+ * them: with nothing in the log, the store's entries and times as they are.
+ * Return: 0 or -ENOMEM.
+ */
+static int raw__items(const struct raw_stacks *rs, uintptr_t **v, uint64_t **ts, size_t n)
+{
+	struct stack_entry **e = stack_store__entries(rs->store);
+	size_t ne = stack_store__len(rs->store), i = 0, j = 0, at;
+	uintptr_t u;
+
+	*v = NULL;
+	*ts = NULL;
+	if (ne && !e)
+		return -ENOMEM;
+	if (!rs->log.n) { /* the same block, as words: read through uintptr_t from here on */
+		for (at = 0; at < ne; at++) {
+			u = (uintptr_t)e[at];
+			memcpy((uintptr_t *)(void *)e + at, &u, sizeof(u));
+		}
+		*v = (uintptr_t *)(void *)e;
+		*ts = rs->ts;
+		return 0;
+	}
+	*v = malloc(n * sizeof(**v));
+	*ts = malloc(n * sizeof(**ts));
+	for (at = 0; *v && *ts && at < n; at++) {
+		if (j < rs->log.n && (i == ne || rs->log.v[j]->seq < raw__seq(rs, i))) {
+			(*v)[at] = (uintptr_t)rs->log.v[j++] | RAW_ITEM_REC;
+			(*ts)[at] = 0;
+		} else {
+			(*v)[at] = (uintptr_t)e[i];
+			(*ts)[at] = rs->ts[i++];
+		}
+	}
+	free(e);
+	return *v && *ts ? 0 : -ENOMEM;
+}
+
 int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct report *r)
 {
-	struct stack_entry **v = stack_store__entries(rs->store);
-	size_t n = stack_store__len(rs->store);
+	size_t n = raw_stacks__len(rs);
 	long rss0 = raw__rss_kib();
 	double t0 = raw__ms();
-	int err = 0;
+	uint64_t *ts;
+	uintptr_t *v;
+	int err = raw__items(rs, &v, &ts, n);
 
-	if (n && !v)
-		return -ENOMEM;
+	if (err) {
+		free(v);
+		if (ts != rs->ts)
+			free(ts);
+		return err;
+	}
 	symbolizer__refresh(sym); /* what JITs wrote since their processes were seen */
 	symbolizer__remember(sym, true); /* each address named once across the batches */
 	report__same_strings(r, true);   /* and nothing the names live in is freed meanwhile */
-	err = raw__report_batches(rs, sym, v, n, r);
+	err = raw__report_batches(rs, sym, v, ts, n, r);
 	report__same_strings(r, false);
 	symbolizer__remember(sym, false);
 	free(v);
+	if (ts != rs->ts)
+		free(ts);
 	st_info("raw stacks: %zu distinct stacks decoded and named in %.1f ms (%llu of them resolved "
 		"early, their process gone; %llu more folded into those); resident memory %ld -> "
 		"%ld KiB", n, raw__ms() - t0, (unsigned long long)(rs->settled - rs->folded),
@@ -702,7 +481,7 @@ int raw_stacks__report(struct raw_stacks *rs, struct symbolizer *sym, struct rep
 
 size_t raw_stacks__len(const struct raw_stacks *rs)
 {
-	return stack_store__len(rs->store);
+	return stack_store__len(rs->store) + rs->log.n;
 }
 
 uint64_t raw_stacks__total(const struct raw_stacks *rs)
@@ -736,6 +515,10 @@ void raw_stacks__clear(struct raw_stacks *rs)
 {
 	raw__drop_decoded(rs);
 	stack_store__clear(rs->store);
+	settled_log__reset(&rs->log);
+	free(rs->seq);
+	rs->seq = NULL;
+	rs->next_seq = 0;
 	rs->nts = 0;
 	rs->total = 0;
 	rs->settled = 0;
@@ -749,6 +532,8 @@ void raw_stacks__free(struct raw_stacks *rs)
 		return;
 	raw__drop_decoded(rs);
 	stack_store__free(rs->store);
+	settled_log__reset(&rs->log);
+	free(rs->seq);
 	loc_places__free(rs->places);
 	free(rs->locs);
 	free(rs->key);

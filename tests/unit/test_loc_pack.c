@@ -5,8 +5,9 @@
  * and one refused, the same path with another model; offsets above their
  * address, the walker's marks in an address's top bits, biases going up and
  * down), each place is kept once however many frames and stacks name it,
- * an empty stack packs, and 2,000 stacks of made-up frames (a fixed seed)
- * come back exactly. Made-up paths and file models (never dereferenced).
+ * an empty stack packs, a block's length is read back exactly
+ * (loc_places__packed_len()), and 2,000 stacks of made-up frames (a fixed
+ * seed) come back exactly, from a copy of exactly that length. Made-up paths and file models (never dereferenced).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,8 +43,8 @@ static void check_many(struct loc_places *lp)
 	};
 	struct proc_loc in[40], out[40];
 	uint64_t ips[40], seed = 0x9e3779b97f4a7c15ull;
-	size_t i, j, n, bad = 0;
-	void *b;
+	size_t i, j, n, len, bad = 0;
+	void *b, *exact;
 
 	for (i = 0; i < 2000; i++) {
 		n = next(&seed) % 41;
@@ -54,12 +55,17 @@ static void check_many(struct loc_places *lp)
 							     : next(&seed) >> (next(&seed) % 64);
 		}
 		b = loc_places__pack(lp, ips, in, n);
-		if (!b) {
+		len = b ? loc_places__packed_len(b, n) : 0;
+		exact = b ? malloc(len ? len : 1) : NULL; /* an overread shows under ASan */
+		if (!exact) {
+			free(b);
 			bad++;
 			continue;
 		}
+		memcpy(exact, b, len);
 		memset(out, 0xa5, sizeof(out));
-		loc_places__unpack(lp, b, ips, n, out);
+		loc_places__unpack(lp, exact, ips, n, out);
+		free(exact);
 		for (j = 0; j < n; j++)
 			bad += !same(&out[j], &in[j]);
 		free(b);
@@ -99,6 +105,9 @@ int main(void)
 	pe = loc_places__pack(lp, NULL, NULL, 0);
 	CHECK(pa && pb && pe);
 	CHECK_EQ_U64(loc_places__len(lp), 5); /* libc+m1, none, anon, libc refused, libc+m2 */
+	/* b: place 0, a 7-byte bias (0xffff000000000011); place 2, 7 bytes (+0xffffffffffee) */
+	CHECK_EQ_U64(pb ? loc_places__packed_len(pb, 2) : 0, 16);
+	CHECK_EQ_U64(pe ? loc_places__packed_len(pe, 0) : 1, 0);
 	if (pa && pb) {
 		loc_places__unpack(lp, pa, ia, 6, out);
 		for (i = 0; i < 6; i++)
