@@ -138,9 +138,9 @@ static int session__on_proc(struct session *s, const void *data, size_t size)
 {
 	const struct st_proc_event *pe = data;
 
-	/* Only MAP records carry the path, up to its last name; the others stop before it. */
+	/* Only MAP and DESC records carry the path, up to its last name; the others stop before it. */
 	if (size < offsetof(struct st_proc_event, comps) ||
-	    (pe->what == ST_PROC_MAP && size < st_proc_map_size(pe->ncomps)))
+	    (st_proc_has_path(pe->what) && size < st_proc_map_size(pe->ncomps)))
 		st_warn("session: short process record of %zu bytes ignored", size);
 	else if (s->opts.on_proc)
 		s->opts.on_proc(s->opts.ctx, pe);
@@ -373,6 +373,20 @@ static int session__take(struct session *s)
 bool session__exit_ahead(const struct session *s, int pid, uint64_t ts)
 {
 	return s && exits_ahead__has(&s->ahead, pid, ts);
+}
+
+/*
+ * First the ring drained into the queue: a record the kernel wrote before
+ * this call (a description written before the mm went, which /proc just
+ * found gone) is then among those looked at.
+ */
+int session__look_ahead(struct session *s, ring_pump_fn fn, void *ctx)
+{
+	if (!s || !s->pump || s->opts.rec)
+		return -EOPNOTSUPP;
+	ring_pump__sync(s->pump);
+	ring_pump__peek(s->pump, fn, ctx);
+	return 0;
 }
 
 /*

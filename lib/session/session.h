@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "bpf/record.h"
+#include "lib/session/pump.h" /* ring_pump_fn */
 
 struct bpf_object;
 
@@ -132,6 +133,15 @@ bool session__draining(const struct session *s);
  * record only; false otherwise, and for a NULL @s.
  */
 bool session__exit_ahead(const struct session *s, int pid, uint64_t ts);
+
+/**
+ * session__look_ahead() - on the thread running @s, in a live run that does
+ * not record: drain the ring buffer into the queue, then hand @fn every
+ * queued record behind the one being handled (ring_pump__peek()).
+ *
+ * Return: 0, or -EOPNOTSUPP (replaying, recording, or a NULL @s).
+ */
+int session__look_ahead(struct session *s, ring_pump_fn fn, void *ctx);
 
 /** session__interrupted() - true when a signal ended the run. */
 bool session__interrupted(const struct session *s);
