@@ -36,8 +36,22 @@ static bool run__describe_ahead(struct st_run *r, const struct st_event *ev)
 
 	if (!r->met_filter || session__look_ahead(r->session, procs__describe_ahead, &da))
 		return false;
+	/* Not queued yet (the description is sent without a wake-up): drain the ring. */
+	if (!da.described)
+		session__look_ahead_sync(r->session, procs__describe_ahead, &da);
 	procs__describe_done(r->procs, ev->pid);
 	return da.described;
+}
+
+/*
+ * Does the event need its process's mappings? Not one with no user stack at
+ * all (kernel-only, or sampled past exit_mm(), where BPF does not meet it):
+ * its later events, if any, look for the description then.
+ */
+static bool run__has_user(const struct st_event *ev)
+{
+	return !(ev->flags & ST_EV_KTHREAD) &&
+	       (ev->udepth || (ev->flags & (ST_EV_UDEFERRED | ST_EV_UCOPY)));
 }
 
 /*
@@ -58,7 +72,7 @@ static void run__meet(struct st_run *r, const struct st_event *ev)
 	 * known from its description then, as from records before the filter.
 	 */
 	if ((seen == -ESRCH || (!seen && procs__mapless(r->procs, ev->pid))) &&
-	    !(ev->flags & ST_EV_KTHREAD) && run__describe_ahead(r, ev))
+	    run__has_user(ev) && run__describe_ahead(r, ev))
 		seen = 0;
 
 	/*

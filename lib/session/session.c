@@ -375,12 +375,21 @@ bool session__exit_ahead(const struct session *s, int pid, uint64_t ts)
 	return s && exits_ahead__has(&s->ahead, pid, ts);
 }
 
-/*
- * First the ring drained into the queue: a record the kernel wrote before
- * this call (a description written before the mm went, which /proc just
- * found gone) is then among those looked at.
- */
 int session__look_ahead(struct session *s, ring_pump_fn fn, void *ctx)
+{
+	if (!s || !s->pump || s->opts.rec)
+		return -EOPNOTSUPP;
+	ring_pump__peek(s->pump, fn, ctx);
+	return 0;
+}
+
+/*
+ * The ring drained into the queue first: a record the kernel wrote before
+ * this call (a description written before the mm went, which /proc just
+ * found gone) is then among those looked at. A wait on the pump's thread:
+ * for a second look, when the first found nothing.
+ */
+int session__look_ahead_sync(struct session *s, ring_pump_fn fn, void *ctx)
 {
 	if (!s || !s->pump || s->opts.rec)
 		return -EOPNOTSUPP;

@@ -136,12 +136,20 @@ bool session__exit_ahead(const struct session *s, int pid, uint64_t ts);
 
 /**
  * session__look_ahead() - on the thread running @s, in a live run that does
- * not record: drain the ring buffer into the queue, then hand @fn every
- * queued record behind the one being handled (ring_pump__peek()).
+ * not record: hand @fn every queued record behind the one being handled
+ * (ring_pump__peek()).
  *
  * Return: 0, or -EOPNOTSUPP (replaying, recording, or a NULL @s).
  */
 int session__look_ahead(struct session *s, ring_pump_fn fn, void *ctx);
+
+/**
+ * session__look_ahead_sync() - session__look_ahead() once everything the
+ * ring buffer holds now is in the queue (ring_pump__sync()).
+ *
+ * Return: 0, or -EOPNOTSUPP.
+ */
+int session__look_ahead_sync(struct session *s, ring_pump_fn fn, void *ctx);
 
 /** session__interrupted() - true when a signal ended the run. */
 bool session__interrupted(const struct session *s);
