@@ -408,8 +408,8 @@ bool st_common_opts__met_filter(const struct st_common_opts *o)
 		return false;
 	if (session_probe_deferred(tw, sizeof(tw)))
 		snprintf(why, sizeof(why), "%s", tw);
-	else
-		feature_vma_iter(why, sizeof(why));
+	else if (!session_probe_vma_iter())
+		snprintf(why, sizeof(why), "the kernel has no bpf_iter_task_vma kfuncs");
 	if (!why[0])
 		return true;
 	if (!said && (o->addrs || o->debug))

@@ -20,15 +20,4 @@
  */
 bool feature_task_storage(char *why, size_t len);
 
-/**
- * feature_vma_iter() - has the kernel the open-coded VMA iterator kfuncs
- * (bpf_iter_task_vma_new/_next/_destroy)? The met filter describes a
- * process with them (bpf/met.bpf.h). Probed once, in the kernel's BTF.
- * @why: the reason when not (may be NULL)
- * @len: its size
- *
- * Return: true when it has.
- */
-bool feature_vma_iter(char *why, size_t len);
-
 #endif

@@ -791,6 +791,25 @@ static struct btf *probe__vmlinux_btf(void)
 	return b ? b : btf__load_vmlinux_btf();
 }
 
+/*
+ * Has the kernel the open-coded VMA iterator (the met filter's description,
+ * bpf/met.bpf.h)? Noted from the BTF probe__kfunc() reads anyway: a parse
+ * of its own cost ~20 ms of every launch.
+ */
+static bool probe_vma_iter;
+
+static bool probe__has_vma_iter(const struct btf *vm)
+{
+	static const char *const kfuncs[] = { "bpf_iter_task_vma_new", "bpf_iter_task_vma_next",
+					       "bpf_iter_task_vma_destroy" };
+	size_t i;
+
+	for (i = 0; i < sizeof(kfuncs) / sizeof(kfuncs[0]); i++)
+		if (btf__find_by_name_kind(vm, kfuncs[i], BTF_KIND_FUNC) < 0)
+			return false;
+	return true;
+}
+
 /* The kfunc's BTF id: the 4-argument form where the kernel has it, else _impl. */
 static int probe__kfunc(void)
 {
@@ -799,6 +818,7 @@ static int probe__kfunc(void)
 
 	if (!vm)
 		return -errno;
+	probe_vma_iter = probe__has_vma_iter(vm);
 	id = btf__find_by_name_kind(vm, "bpf_task_work_schedule_resume", BTF_KIND_FUNC);
 	if (id < 0)
 		id = btf__find_by_name_kind(vm, "bpf_task_work_schedule_resume_impl",
@@ -885,4 +905,12 @@ int session_probe_deferred(char *why, size_t len)
 		result = probe__deferred(reason, sizeof(reason));
 	snprintf(why, len, "%s", result ? reason : "");
 	return result;
+}
+
+bool session_probe_vma_iter(void)
+{
+	char why[160];
+
+	session_probe_deferred(why, sizeof(why));
+	return probe_vma_iter;
 }

@@ -208,6 +208,16 @@ void session__free(struct session *s);
  */
 int session_probe_deferred(char *why, size_t len);
 
+/**
+ * session_probe_vma_iter() - has the kernel the open-coded VMA iterator
+ * kfuncs (bpf_iter_task_vma_new/_next/_destroy), which the met filter
+ * describes a process with (bpf/met.bpf.h)? Read from the kernel's BTF with
+ * session_probe_deferred()'s probe.
+ *
+ * Return: true when it has.
+ */
+bool session_probe_vma_iter(void);
+
 /** session_install_signals() - make SIGINT/SIGTERM/SIGHUP stop the run loop (st_run__prepare() does). */
 void session_install_signals(void);
 
