@@ -151,12 +151,12 @@ static __always_inline void st_met_send_vma(struct st_met_scratch *s, __u32 pid,
 	struct inode *ino = BPF_CORE_READ(vma, vm_file, f_inode);
 
 	st_met_blank(s, pid, ST_PROC_DESC);
-	pe->start = vma->vm_start;
-	pe->end = vma->vm_end;
-	pe->pgoff = vma->vm_pgoff << 12;
+	pe->start = BPF_CORE_READ(vma, vm_start);
+	pe->end = BPF_CORE_READ(vma, vm_end);
+	pe->pgoff = BPF_CORE_READ(vma, vm_pgoff) << 12;
 	pe->ino = BPF_CORE_READ(ino, i_ino);
 	pe->dev = BPF_CORE_READ(ino, i_sb, s_dev);
-	s->ps.file = (__u64)vma->vm_file;
+	s->ps.file = (__u64)BPF_CORE_READ(vma, vm_file);
 	st_proc_path(pe, &s->ps);
 	s->sent++;
 	st_met_output(s, st_proc_map_size(pe->ncomps));
@@ -184,7 +184,7 @@ static __always_inline int st_met_describe(struct task_struct *task, __u32 pid)
 	s->ts = bpf_ktime_get_ns();
 	err = bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it)))
-		if ((vma->vm_flags & ST_VM_EXEC) && vma->vm_file)
+		if ((BPF_CORE_READ(vma, vm_flags) & ST_VM_EXEC) && BPF_CORE_READ(vma, vm_file))
 			st_met_send_vma(s, pid, vma);
 	bpf_iter_task_vma_destroy(&it);
 	if (!err) {
@@ -244,7 +244,7 @@ __noinline int st_met_meet(__u32 pid)
 	if (!st_met_filtering() || !pid)
 		return 0;
 	task = bpf_get_current_task_btf();
-	if ((task->flags & ST_PF_KTHREAD) || !task->mm)
+	if ((BPF_CORE_READ(task, flags) & ST_PF_KTHREAD) || !BPF_CORE_READ(task, mm))
 		return 0;
 	fresh.start = BPF_CORE_READ(task, group_leader, start_time);
 	m = bpf_map_lookup_elem(&st_met, &pid);
