@@ -32,6 +32,7 @@
 #include "bpf/deferred.bpf.h"
 /* Counting tools: events counted in the kernel instead of sent. */
 #include "bpf/aggregate.bpf.h"
+#include "bpf/met.bpf.h" /* st_met_meet(): a first event describes its process */
 
 /* The --unwind-check copy reaches this far above the walk's last sp (a saved rbp above a CFA). */
 #define ST_CHECK_SLACK 64
@@ -236,6 +237,7 @@ static __always_inline struct st_scratch *st_capture_begin(void *ctx, __u32 prob
 	if (!st_wanted(pid, tid, cpu))
 		return NULL;
 	st_stat_inc(ST_STAT_EVENTS);
+	st_met_meet(pid);
 	s = bpf_map_lookup_elem(&st_scratch_map, &cpu);
 	if (!s)
 		return NULL;

@@ -16,12 +16,13 @@
 
 #include "bpf/ustack.bpf.h" /* st_uprocs: a fork copies its parent's entry, exec drops it */
 #include "bpf/aggregate.bpf.h" /* st_agg_mappings_changed(): counts of changed code kept apart */
+#include "bpf/proc_path.bpf.h"
+#include "bpf/met.bpf.h" /* st_met_heard(): records only for processes met */
 
 #ifndef ST_PROT_EXEC
 #define ST_PROT_EXEC 0x4 /* PROT_EXEC */
 #endif
 #define ST_MAP_FIXED 0x10 /* MAP_FIXED: the new mapping replaces what was there */
-#define ST_VM_EXEC 0x4    /* include/linux/mm.h VM_EXEC */
 #define ST_EBUSY 16       /* bpf_find_vma(): the mm lock is contended */
 /* VMAs looked at per munmap: a library is 4-5 (its segments and the gaps between them). */
 #ifndef ST_UNMAP_SCAN
@@ -79,7 +80,7 @@ static __always_inline struct st_proc_event *st_proc_record(__u32 pid, __u16 wha
 	pe->what = what;
 	pe->pid = pid;
 	pe->ts = bpf_ktime_get_ns();
-	pe->ppid = pe->pad = 0;
+	pe->ppid = pe->count = 0;
 	pe->start = pe->end = pe->pgoff = pe->ino = 0;
 	pe->dev = pe->ncomps = pe->map_flags = 0;
 	return pe;
@@ -111,85 +112,6 @@ static __always_inline void st_proc_send(__u32 pid, __u16 what)
 
 	if (pe)
 		st_proc_output(pe, offsetof(struct st_proc_event, comps));
-}
-
-/*
- * The walk from a mapped file's dentry up to the root, one bpf_loop() step
- * per name, its position in map memory: unrolled, its two ways up (parent
- * dentry, or the mount point below) doubled the verifier's paths at every
- * step, and st_proc_exec took 650k instructions and ~1 s to load.
- */
-struct st_path_state {
-	__u64 file;      /* struct file * of the mapping (set by st_proc_vma_cb) */
-	__u64 d, mnt;    /* struct dentry *, struct mount * */
-	__u32 n, done;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct st_path_state);
-} st_path_states SEC(".maps");
-
-struct st_path_ctx {
-	struct st_proc_event *pe;
-	struct st_path_state *s;
-};
-
-static int st_path_step(__u32 i, void *arg)
-{
-	struct st_path_ctx *c = arg;
-	struct st_path_state *s = c->s;
-	struct dentry *d = (struct dentry *)s->d, *parent, *root;
-	struct mount *mnt = (struct mount *)s->mnt, *up;
-	struct vfsmount *vmnt = (void *)mnt + bpf_core_field_offset(struct mount, mnt);
-
-	root = BPF_CORE_READ(vmnt, mnt_root);
-	parent = BPF_CORE_READ(d, d_parent);
-	if (d == root) {
-		up = BPF_CORE_READ(mnt, mnt_parent);
-		if (up == mnt) {
-			s->done = 1;
-			return 1;
-		}
-		s->d = (__u64)BPF_CORE_READ(mnt, mnt_mountpoint);
-		s->mnt = (__u64)up;
-		return 0;
-	}
-	if (d == parent) {
-		s->done = 1;
-		return 1;
-	}
-	if (s->n >= ST_PATH_COMPS) {
-		c->pe->map_flags |= ST_MAP_PATH_CUT;
-		s->done = 1;
-		return 1;
-	}
-	bpf_probe_read_kernel_str(c->pe->comps[s->n & (ST_PATH_COMPS - 1)], ST_COMP_LEN,
-				  BPF_CORE_READ(d, d_name.name));
-	s->n++;
-	s->d = (__u64)parent;
-	return 0;
-}
-
-/*
- * The path of s->file as dentry names, leaf first, crossing mount points up
- * to the root: the same walk d_path() does, bounded.
- */
-static __always_inline void st_proc_path(struct st_proc_event *pe, struct st_path_state *s)
-{
-	struct file *f = (struct file *)s->file;
-	struct vfsmount *vmnt = BPF_CORE_READ(f, f_path.mnt);
-	struct st_path_ctx c = { .pe = pe, .s = s };
-
-	s->d = (__u64)BPF_CORE_READ(f, f_path.dentry);
-	s->mnt = (__u64)container_of(vmnt, struct mount, mnt);
-	s->n = s->done = 0;
-	bpf_loop(ST_PATH_COMPS + 4, st_path_step, &c, 0);
-	if (!s->done)
-		pe->map_flags |= ST_MAP_PATH_CUT;
-	pe->ncomps = s->n;
 }
 
 static long st_proc_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -240,6 +162,8 @@ int st_proc_exec(void *ctx)
 		return 0;
 	/* The walker's entry (a fork's copy, or the old image's) describes mappings gone now. */
 	bpf_map_delete_elem(&st_uprocs, &pid);
+	if (!st_met_heard(pid))
+		return 0;
 	st_proc_send(pid, ST_PROC_EXEC);
 	/* The kernel mapped the binary and its interpreter itself: describe both now. */
 	st_proc_send_map(pid, BPF_CORE_READ(task, mm, start_code));
@@ -253,13 +177,21 @@ int st_proc_exit(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32;
+	bool leader = pid == (__u32)id, heard;
+	struct task_struct *task = bpf_get_current_task_btf();
+	bool last = !BPF_CORE_READ(task, signal, live.counter);
 
+	/* Before the exit record, and while the mm is there (the tracepoint precedes exit_mm()). */
+	heard = st_met_exit(pid, leader, last);
 	/* The leader exits last in the common case; its exit ends the process for us. */
-	if (pid == (__u32)id && st_proc_wanted(pid)) {
+	if (leader && st_proc_wanted(pid)) {
 		/* Gone even if the record is lost: the entry must not outlive the rows it names. */
 		bpf_map_delete_elem(&st_uprocs, &pid);
-		st_proc_send(pid, ST_PROC_EXIT);
+		if (heard)
+			st_proc_send(pid, ST_PROC_EXIT);
 	}
+	if (last)
+		st_met_forget(pid);
 	return 0;
 }
 
@@ -276,7 +208,12 @@ int BPF_PROG(st_proc_fork, struct task_struct *parent, struct task_struct *child
 	struct st_proc_event *pe;
 	struct st_uproc *up;
 
-	if (pid == ppid || !st_proc_wanted(ppid))
+	/*
+	 * Under the met filter a child is unmet until its own first event, which
+	 * describes it (bpf/met.bpf.h): no record, and no walker entry copied
+	 * for a process user space would not hear of.
+	 */
+	if (pid == ppid || !st_proc_wanted(ppid) || st_met_filtering())
 		return 0;
 	pe = st_proc_record(pid, ST_PROC_FORK);
 	if (!pe)
@@ -387,12 +324,22 @@ int st_proc_mmap_enter(struct st_mmap_enter *ctx)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u8 one = 1;
 
-	if (!st_proc_wanted(bpf_get_current_pid_tgid() >> 32))
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!st_proc_wanted(pid))
 		return 0;
+	/*
+	 * Noted met or not: a process met while the call runs is described by
+	 * a walk that may miss the mapping being made, so its exit sends it.
+	 */
 	if (ctx->prot & ST_PROT_EXEC)
 		bpf_map_update_elem(&st_exec_mmaps, &tid, &one, BPF_ANY);
-	/* A fixed mapping over code replaces it even when the new one is not code. */
-	if (ctx->flags & ST_MAP_FIXED)
+	/*
+	 * A fixed mapping over code replaces it even when the new one is not
+	 * code. Unmet, the scan is not made: a code mapping left "live" by it
+	 * is ended by the record of whatever code is mapped there next.
+	 */
+	if ((ctx->flags & ST_MAP_FIXED) && st_met_heard(pid))
 		st_proc_note_unmap(ctx->addr, ctx->len);
 	return 0;
 }
@@ -415,7 +362,7 @@ int st_proc_mmap_exit(struct st_sys_exit *ctx)
 	if (!bpf_map_lookup_elem(&st_exec_mmaps, &tid))
 		return 0;
 	bpf_map_delete_elem(&st_exec_mmaps, &tid);
-	if (ok)
+	if (ok && st_met_heard(id >> 32))
 		st_proc_send_map(id >> 32, ctx->ret);
 	return 0;
 }
@@ -434,7 +381,10 @@ struct st_munmap_enter {
 SEC("tracepoint/syscalls/sys_enter_munmap")
 int st_proc_munmap_enter(struct st_munmap_enter *ctx)
 {
-	if (st_proc_wanted(bpf_get_current_pid_tgid() >> 32))
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+
+	/* Unmet: as for a fixed mmap above, the next code mapped there ends it. */
+	if (st_proc_wanted(pid) && st_met_heard(pid))
 		st_proc_note_unmap(ctx->addr, ctx->len);
 	return 0;
 }

@@ -71,6 +71,16 @@ enum st_proc_what {
 	ST_PROC_EXIT = 3,  /* its last thread exited */
 	ST_PROC_MAP = 4,   /* it mapped a file executable (the loader, dlopen): in full */
 	ST_PROC_UNMAP = 5, /* it unmapped [start, end), which held code (munmap, dlclose) */
+	/*
+	 * A description from BPF at the process's first meeting (bpf/met.bpf.h):
+	 * like a /proc read, "at ts this file mapping was there", not a new
+	 * mapping at ts. One record per executable file mapping, laid out as
+	 * ST_PROC_MAP, then an ST_PROC_DESC_END whose count says how many were
+	 * sent: user space only adds what the records list (a lost one leaves
+	 * a mapping out, never ends one) and counts a description that came short.
+	 */
+	ST_PROC_DESC = 6,
+	ST_PROC_DESC_END = 7,
 };
 
 /*
@@ -101,10 +111,10 @@ struct st_proc_event {
 	__u32 pid;
 	__u64 ts;    /* bpf_ktime_get_ns() */
 	__u32 ppid;  /* ST_PROC_FORK: the parent */
-	__u32 pad;
-	/* ST_PROC_MAP and ST_PROC_UNMAP: */
+	__u32 count; /* ST_PROC_DESC_END: the ST_PROC_DESC records before it */
+	/* ST_PROC_MAP, ST_PROC_DESC and ST_PROC_UNMAP: */
 	__u64 start, end; /* [start, end) */
-	/* ST_PROC_MAP only: */
+	/* ST_PROC_MAP and ST_PROC_DESC only: */
 	__u64 pgoff;      /* file offset of start, bytes */
 	__u64 ino;
 	__u32 dev;        /* the kernel's dev_t: major << 20 | minor */
@@ -112,6 +122,12 @@ struct st_proc_event {
 	__u16 map_flags;  /* ST_MAP_PATH_CUT */
 	char comps[ST_PATH_COMPS][ST_COMP_LEN];
 };
+
+/* Records laid out as a mapping, with its path: sent up to their last name. */
+static inline int st_proc_has_path(__u16 what)
+{
+	return what == ST_PROC_MAP || what == ST_PROC_DESC;
+}
 
 /*
  * An ST_PROC_MAP record is sent up to its last path name (most paths use
@@ -243,6 +259,10 @@ enum st_stat {
 	ST_STAT_AGG_CUT,        /* of those, too deep to store: counted with the user stack cut */
 	ST_DROP_AGG_FULL,       /* record lost: no room in the ring, nor in the in-kernel count maps */
 	ST_STAT_BLOCK_NO_IN,    /* offcpu: a block whose switch-in the kernel never traced, timed by run time */
+	/* The met filter (bpf/met.bpf.h): */
+	ST_STAT_MET_FULL,       /* a process could not be marked met: every record is sent from then on */
+	ST_STAT_MET_TW_FAIL,    /* its description could not be requested: asked again at its next event */
+	ST_STAT_MET_RETRY,      /* its description's walk failed (no mm, busy): asked again */
 	ST_STAT_MAX,
 };
 
@@ -264,7 +284,7 @@ struct st_config {
 	__u32 walk_cache;  /* keep walks at the event in task storage (bpf/ucache.bpf.h): probed */
 	__u32 defer_faults; /* deferred mode: walk at the event, defer only a walk that met a page
 			     * it could not read (bpf/capture.bpf.h st_capture_ustack()) */
-	__u32 pad;
+	__u32 met_filter;  /* lifecycle records only for processes met (bpf/met.bpf.h): probed */
 	__u64 filter_cgroup; /* 0 = any; else the cgroup v2 id (its directory's inode) of the task */
 };
 

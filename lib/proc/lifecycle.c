@@ -29,17 +29,27 @@ static char *lifecycle__path(const struct st_proc_event *pe, char buf[LIFECYCLE_
 	return buf;
 }
 
-/* A mapping record describes the mapping in full: the process may be gone already. */
-static void lifecycle__map(struct proc_registry *r, const struct st_proc_event *pe)
+/* The mapping a map or description record names, its path in @path. */
+static struct proc_map lifecycle__mapping(const struct st_proc_event *pe,
+					  char path[LIFECYCLE_PATH_MAX])
 {
-	char path[LIFECYCLE_PATH_MAX];
-	struct proc_map m = {
+	return (struct proc_map){
 		.start = pe->start, .end = pe->end, .pgoff = pe->pgoff, .inode = pe->ino,
 		.dev_major = pe->dev >> 20, .dev_minor = pe->dev & 0xfffff,
 		.prot = PROC_MAP_R | PROC_MAP_X, .path = lifecycle__path(pe, path),
 	};
+}
 
-	procs__map(r, pe->pid, pe->ts, &m);
+/* A mapping record describes the mapping in full: the process may be gone already. */
+static void lifecycle__map(struct proc_registry *r, const struct st_proc_event *pe)
+{
+	char path[LIFECYCLE_PATH_MAX];
+	struct proc_map m = lifecycle__mapping(pe, path);
+
+	if (pe->what == ST_PROC_DESC)
+		procs__describe_record(r, pe->pid, pe->ts, &m);
+	else
+		procs__map(r, pe->pid, pe->ts, &m);
 }
 
 void procs__on_record(struct proc_registry *r, const struct st_proc_event *pe)
@@ -49,7 +59,11 @@ void procs__on_record(struct proc_registry *r, const struct st_proc_event *pe)
 		procs__exec(r, pe->pid, pe->ts);
 		break;
 	case ST_PROC_MAP:
+	case ST_PROC_DESC:
 		lifecycle__map(r, pe);
+		break;
+	case ST_PROC_DESC_END:
+		procs__describe_end(r, pe->pid, pe->ts, pe->count);
 		break;
 	case ST_PROC_UNMAP:
 		procs__unmap(r, pe->pid, pe->ts, pe->start, pe->end);
@@ -64,4 +78,26 @@ void procs__on_record(struct proc_registry *r, const struct st_proc_event *pe)
 			procs__exit(r, pe->pid, pe->ts);
 		break;
 	}
+}
+
+int procs__describe_ahead(void *ctx, void *data, size_t size)
+{
+	struct desc_ahead *da = ctx;
+	const struct st_proc_event *pe = data;
+	char path[LIFECYCLE_PATH_MAX];
+	struct proc_map m;
+
+	if (size < offsetof(struct st_proc_event, comps) || pe->kind != ST_REC_PROC ||
+	    (int)pe->pid != da->pid)
+		return 0;
+	/* What follows an exit of the pid is a later process's. */
+	if (pe->what == ST_PROC_EXIT || pe->what == ST_PROC_EXEC)
+		return -1;
+	if (pe->what != ST_PROC_DESC || size < st_proc_map_size(pe->ncomps) || pe->ts < da->ts)
+		return 0;
+	m = lifecycle__mapping(pe, path);
+	if (procs__describe(da->r, da->pid, pe->ts, &m))
+		return -1;
+	da->described++;
+	return 0;
 }

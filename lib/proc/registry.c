@@ -46,6 +46,8 @@ struct reg_proc {
 	bool gone_counted;
 	bool met;            /* an event of it was seen (procs__see()) */
 	bool push_due;       /* procs__push_met_only(): its mappings changed, the listener not told */
+	uint32_t desc_got;   /* ST_PROC_DESC records of the description at desc_ts */
+	uint64_t desc_ts;
 	struct elf_file **held; /* each file of its timeline once, held in the cache */
 	size_t nheld, cap_held;
 };
@@ -451,6 +453,13 @@ int procs__see_ending(struct proc_registry *r, int pid, uint64_t ts)
 	return procs__see_at(r, pid, ts, true);
 }
 
+bool procs__mapless(const struct proc_registry *r, int pid)
+{
+	const struct reg_proc *p = procs__lookup(r, pid);
+
+	return !p || !p->tl.n;
+}
+
 bool procs__exited(const struct proc_registry *r, int pid)
 {
 	const struct reg_proc *p = procs__lookup(r, pid);
@@ -484,6 +493,79 @@ void procs__map(struct proc_registry *r, int pid, uint64_t ts, const struct proc
 		return;
 	}
 	procs__push(r, pid, p);
+}
+
+/*
+ * A description at @ts of a process whose last exit heard is before it:
+ * the pid's new owner, from that exit on (as a /proc read finds it).
+ */
+static int procs__describe_reused(struct reg_proc *p, int pid, uint64_t ts)
+{
+	return p->exit_ts && ts > p->exit_ts ? procs__begin_reused(p, pid, 1) : 0;
+}
+
+int procs__describe(struct proc_registry *r, int pid, uint64_t ts, const struct proc_map *m)
+{
+	struct reg_proc *p = procs__get(r, pid);
+	struct tl_map tm;
+
+	int added;
+
+	if (!p || procs__describe_reused(p, pid, ts) || procs__tl_map(r, p, pid, m, &tm)) {
+		procs__oom(pid);
+		return -ENOMEM;
+	}
+	added = timeline__describe(&p->tl, ts, p->image_ts, &tm, 1);
+	if (added < 0) {
+		procs__oom(pid);
+		return added;
+	}
+	if (!p->based || !p->tl.n)
+		r->stats.described_first++;
+	if (p->gone_counted && !p->based) {
+		/* Its read failed, the description came: its frames are known after all. */
+		p->gone_counted = false;
+		r->stats.pid_gone--;
+	}
+	p->based = true;
+	/* The listener hears once, at the description's end (procs__describe_done()). */
+	p->push_due |= added > 0;
+	return 0;
+}
+
+void procs__describe_done(struct proc_registry *r, int pid)
+{
+	struct reg_proc *p = procs__lookup(r, pid);
+
+	if (p && p->push_due && !p->exit_ts)
+		procs__push(r, pid, p);
+}
+
+void procs__describe_record(struct proc_registry *r, int pid, uint64_t ts,
+			    const struct proc_map *m)
+{
+	struct reg_proc *p;
+
+	if (procs__describe(r, pid, ts, m))
+		return;
+	p = procs__lookup(r, pid);
+	if (p->desc_ts != ts) {
+		p->desc_ts = ts;
+		p->desc_got = 0;
+	}
+	p->desc_got++;
+}
+
+void procs__describe_end(struct proc_registry *r, int pid, uint64_t ts, uint32_t count)
+{
+	struct reg_proc *p = procs__lookup(r, pid);
+	uint32_t got = p && p->desc_ts == ts ? p->desc_got : 0;
+
+	if (got != count)
+		r->stats.desc_short++;
+	if (p)
+		p->desc_got = 0;
+	procs__describe_done(r, pid);
 }
 
 void procs__unmap(struct proc_registry *r, int pid, uint64_t ts, uint64_t start, uint64_t end)
@@ -795,6 +877,12 @@ void procs__report(const struct proc_registry *r)
 			(unsigned long long)s->exits_found,
 			st_plural(s->exits_found, "process", "processes"),
 			st_plural(s->exits_found, "its", "their"));
+	if (s->desc_short)
+		fprintf(stderr, "stacktap: %llu process %s came short (records lost): what "
+				"%s left out is unknown\n",
+			(unsigned long long)s->desc_short,
+			st_plural(s->desc_short, "description", "descriptions"),
+			st_plural(s->desc_short, "it", "they"));
 	if (s->pid_gone)
 		fprintf(stderr, "stacktap: %llu %s before %s mappings were read\n",
 			(unsigned long long)s->pid_gone,
@@ -807,6 +895,10 @@ void procs__report_memory(const struct proc_registry *r)
 	fprintf(stderr, "stacktap: processes: %zu known now; %llu exited ones forgotten once "
 			"their stacks were resolved\n",
 		r->procs.n, (unsigned long long)r->stats.forgotten);
+	if (r->stats.described_first)
+		fprintf(stderr, "stacktap: processes: %llu known first from their description "
+				"(gone, or not read yet, when their first event was)\n",
+			(unsigned long long)r->stats.described_first);
 	fprintf(stderr, "stacktap: files: %zu open now; %llu closed once nothing mapped or "
 			"named them\n",
 		elf_cache__len(r->files), (unsigned long long)elf_cache__released(r->files));

@@ -58,6 +58,8 @@ struct procs_stats {
 	uint64_t not_elf;                          /* mapped files that are not ELF */
 	uint64_t forgotten;                        /* exited processes dropped, stacks resolved */
 	uint64_t exits_found;                      /* exits whose record was lost, found later */
+	uint64_t desc_short;                       /* descriptions with records lost */
+	uint64_t described_first;                  /* processes first known from a description */
 };
 
 /* Resolve now what is held of exited @pids: the registry forgets them when this returns. */
@@ -115,6 +117,13 @@ int procs__see_ending(struct proc_registry *r, int pid, uint64_t ts);
 void procs__read_exec_late(struct proc_registry *r, bool late);
 
 /**
+ * procs__mapless() - Return: whether @pid is unknown or known with no
+ * mapping at all: its /proc read found no memory map (a kernel thread, or
+ * a process past its exit_mm(), a zombie).
+ */
+bool procs__mapless(const struct proc_registry *r, int pid);
+
+/**
  * procs__exited() - Return: whether @pid's process is known and its exit
  * was heard: its events now are late ones, not signs that it lives.
  */
@@ -125,6 +134,34 @@ bool procs__exited(const struct proc_registry *r, int pid);
  * (or come from records, see procs__read_exec_late()).
  */
 void procs__exec(struct proc_registry *r, int pid, uint64_t ts);
+
+/**
+ * procs__describe() - @m (executable) was mapped in @pid at @ts, as BPF
+ * described the process at its first meeting (bpf/met.bpf.h): like a /proc
+ * read listing it, it is added if not known, from the image's start, and
+ * nothing else ends. A later time than the pid's last exit makes the pid's
+ * new owner. Idempotent. The listener hears of what it added at
+ * procs__describe_done().
+ *
+ * Return: 0 or -ENOMEM (logged).
+ */
+int procs__describe(struct proc_registry *r, int pid, uint64_t ts, const struct proc_map *m);
+
+/** procs__describe_done() - tell the listener what descriptions of @pid added. */
+void procs__describe_done(struct proc_registry *r, int pid);
+
+/**
+ * procs__describe_record() - procs__describe() for an ST_PROC_DESC record in
+ * the records' order, counted toward its description's end record.
+ */
+void procs__describe_record(struct proc_registry *r, int pid, uint64_t ts,
+			    const struct proc_map *m);
+
+/**
+ * procs__describe_end() - the description of @pid at @ts ended, with @count
+ * records sent: fewer came (the ring buffer was full) is counted.
+ */
+void procs__describe_end(struct proc_registry *r, int pid, uint64_t ts, uint32_t count);
 
 /** procs__map() - @pid mapped @m (executable) at @ts. */
 void procs__map(struct proc_registry *r, int pid, uint64_t ts, const struct proc_map *m);

@@ -208,12 +208,12 @@ static uint64_t tl__guess_from(const struct timeline *tl, const struct tl_map *m
 	return from;
 }
 
-int timeline__snapshot(struct timeline *tl, uint64_t now, uint64_t floor,
+int timeline__describe(struct timeline *tl, uint64_t now, uint64_t floor,
 		       const struct tl_map *maps, size_t n)
 {
 	struct tl_map add, *same;
 	size_t i;
-	int err = 0;
+	int err = 0, added = 0;
 
 	for (i = 0; i < n && !err; i++) {
 		same = tl__find_same(tl, &maps[i]);
@@ -227,7 +227,18 @@ int timeline__snapshot(struct timeline *tl, uint64_t now, uint64_t floor,
 		add.seen = now;
 		add.guessed = true;
 		err = tl__insert(tl, &add);
+		added++;
 	}
+	return err ? err : added;
+}
+
+int timeline__snapshot(struct timeline *tl, uint64_t now, uint64_t floor,
+		       const struct tl_map *maps, size_t n)
+{
+	size_t i;
+	int err = timeline__describe(tl, now, floor, maps, n);
+
+	err = err < 0 ? err : 0;
 	/* Known live but not listed: gone by now (a record may say exactly when). */
 	for (i = 0; i < tl->n && !err; i++) {
 		if (tl->v[i].to == TL_LIVE && tl->v[i].seen < now) {

@@ -17,7 +17,9 @@
  *     mapped after t: its @from moves up to t);
  *   - a /proc read at t: adds what it lists that is not known (guessed, from
  *     the pid's image start or the end of what was there before), and ends
- *     at t what is known live but not listed.
+ *     at t what is known live but not listed;
+ *   - a description at t (BPF's walk at a first meeting): adds as a /proc
+ *     read does, and ends nothing.
  * Records may arrive late and out of order (they come from every CPU); the
  * rules give the same answer in any order for records more than a moment
  * apart. Times are CLOCK_MONOTONIC ns, the clock of bpf_ktime_get_ns().
@@ -70,6 +72,17 @@ int timeline__end_all(struct timeline *tl, uint64_t ts);
  * Return: 0 or -ENOMEM.
  */
 int timeline__snapshot(struct timeline *tl, uint64_t now, uint64_t floor,
+		       const struct tl_map *maps, size_t n);
+
+/**
+ * timeline__describe() - timeline__snapshot() that only adds: at @now
+ * @maps were there, and nothing is said of what they do not list (a
+ * description from BPF, bpf/met.bpf.h, whose records may be lost). Known
+ * mappings are only seen again, so a repeated description changes nothing.
+ *
+ * Return: how many mappings it added, or -ENOMEM.
+ */
+int timeline__describe(struct timeline *tl, uint64_t now, uint64_t floor,
 		       const struct tl_map *maps, size_t n);
 
 /**

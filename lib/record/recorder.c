@@ -400,7 +400,7 @@ static size_t rec__ring_len(const void *data, size_t size)
 
 	if (size >= sizeof(*us) && us->kind == ST_REC_USTACK && !(us->flags & ST_EV_UCOPY))
 		keep = sizeof(*us) + us->udepth * 8ull;
-	else if (size >= sizeof(*pe) && pe->kind == ST_REC_PROC && pe->what == ST_PROC_MAP &&
+	else if (size >= sizeof(*pe) && pe->kind == ST_REC_PROC && st_proc_has_path(pe->what) &&
 		 pe->ncomps <= ST_PATH_COMPS)
 		keep = st_proc_map_size(pe->ncomps);
 	return keep < size ? keep : size;

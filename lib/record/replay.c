@@ -220,7 +220,7 @@ static size_t rp__ring_len(const struct replay *rp, const struct rec_entry *e)
 	const struct st_proc_event *pe = e->data;
 
 	if (e->type == REC_RING && e->len >= offsetof(struct st_proc_event, comps) &&
-	    e->len < sizeof(*pe) && pe->kind == ST_REC_PROC && pe->what == ST_PROC_MAP)
+	    e->len < sizeof(*pe) && pe->kind == ST_REC_PROC && st_proc_has_path(pe->what))
 		return sizeof(*pe);
 	if (e->type == REC_RING)
 		return rp__event_len(rp, e);

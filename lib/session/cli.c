@@ -392,6 +392,33 @@ static void cli__say_walk_cache(const struct st_common_opts *o)
 			"walked in full\n", why);
 }
 
+/*
+ * The met filter (bpf/met.bpf.h): system-wide only (-p and -t trace few
+ * processes, from their start), live and not recording (a process gone
+ * before its first event is read is described from the records queued
+ * behind it, a look a replay cannot make), and where the kernel has
+ * task_work and the VMA iterator. Why not: once, at -v and --debug.
+ */
+bool st_common_opts__met_filter(const struct st_common_opts *o)
+{
+	static bool said;
+	char why[200] = "", tw[160];
+
+	if (o->pid || o->tid || recorder_active() || replay_active())
+		return false;
+	if (session_probe_deferred(tw, sizeof(tw)))
+		snprintf(why, sizeof(why), "%s", tw);
+	else if (!session_probe_vma_iter())
+		snprintf(why, sizeof(why), "the kernel has no bpf_iter_task_vma kfuncs");
+	if (!why[0])
+		return true;
+	if (!said && (o->addrs || o->debug))
+		fprintf(stderr, "stacktap: met filter off (%s): process records are sent for "
+				"every process\n", why);
+	said = true;
+	return false;
+}
+
 void st_common_opts__config(const struct st_common_opts *o, struct st_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -411,6 +438,7 @@ void st_common_opts__config(const struct st_common_opts *o, struct st_config *cf
 		cfg->copy_fallback = o->copy_kb * 1024;
 	cfg->user_mode = cli__user_mode(o);
 	cfg->walk_cache = st_common_opts__walk_cache(o);
+	cfg->met_filter = st_common_opts__met_filter(o);
 	cli__say_walk_cache(o);
 }
 

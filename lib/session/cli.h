@@ -82,6 +82,15 @@ void st_common_opts__config(const struct st_common_opts *o, struct st_config *cf
 bool st_common_opts__walk_cache(const struct st_common_opts *o);
 
 /**
+ * st_common_opts__met_filter() - does BPF send lifecycle records only for
+ * processes an event met, describing each at its first meeting
+ * (bpf/met.bpf.h)? Says why not once at -v and --debug.
+ *
+ * Return: true when it does.
+ */
+bool st_common_opts__met_filter(const struct st_common_opts *o);
+
+/**
  * st_common_opts__open_output() - stdout or -o FILE. Parsing has opened it
  * already (an unwritable -o is a usage error); this hands it over.
  *

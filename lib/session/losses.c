@@ -33,6 +33,13 @@ static const struct loss_line stat_lines[ST_STAT_MAX] = {
 			       "(try a larger --agg-entries)" },
 	[ST_DROP_BLOCK_FULL] = { "off-CPU block", "off-CPU blocks",
 				 "not timed: the table of tasks off the CPU was full" },
+	[ST_STAT_MET_FULL] = { "process", "processes",
+			       "not marked met, the table full: every process record is sent "
+			       "from then on" },
+	[ST_STAT_MET_TW_FAIL] = { "process description", "process descriptions",
+				  "not requested (task_work failed): asked again at a later event" },
+	[ST_STAT_MET_RETRY] = { "process description", "process descriptions",
+				"not made (no memory map, or busy): asked again at a later event" },
 	[ST_STAT_BLOCK_NO_IN] = { "off-CPU block", "off-CPU blocks",
 				  "ended with no switch-in traced by the kernel: timed by the task's "
 				  "run time since" },

@@ -24,6 +24,37 @@
 #include "lib/util/machine.h"
 
 /*
+ * The first event of a process gone before it was read, under the met
+ * filter: BPF described the process (bpf/met.bpf.h) before its mm went, so
+ * the description is queued behind the event; what the event needs now
+ * (the unwind of its stack copy, the walker's tables) is taken from it.
+ * Return: whether it was found.
+ */
+static bool run__describe_ahead(struct st_run *r, const struct st_event *ev)
+{
+	struct desc_ahead da = { .r = r->procs, .pid = ev->pid, .ts = ev->ts };
+
+	if (!r->met_filter || session__look_ahead(r->session, procs__describe_ahead, &da))
+		return false;
+	/* Not queued yet (the description is sent without a wake-up): drain the ring. */
+	if (!da.described)
+		session__look_ahead_sync(r->session, procs__describe_ahead, &da);
+	procs__describe_done(r->procs, ev->pid);
+	return da.described;
+}
+
+/*
+ * Does the event need its process's mappings? Not one with no user stack at
+ * all (kernel-only, or sampled past exit_mm(), where BPF does not meet it):
+ * its later events, if any, look for the description then.
+ */
+static bool run__has_user(const struct st_event *ev)
+{
+	return !(ev->flags & ST_EV_KTHREAD) &&
+	       (ev->udepth || (ev->flags & (ST_EV_UDEFERRED | ST_EV_UCOPY)));
+}
+
+/*
  * An event meets its process. One whose exit is already queued behind it
  * (session__exit_ahead()) gets nothing for its later events: no /proc read,
  * no tables for the BPF walker (removed at the exit a moment later), and,
@@ -35,6 +66,14 @@ static void run__meet(struct st_run *r, const struct st_event *ev)
 	bool ending = session__exit_ahead(r->session, ev->pid, ev->ts);
 	int seen = ending ? procs__see_ending(r->procs, ev->pid, ev->ts)
 			  : procs__see(r->procs, ev->pid, ev->ts);
+
+	/*
+	 * Gone, or its read came after exit_mm() (a zombie's maps are empty):
+	 * known from its description then, as from records before the filter.
+	 */
+	if ((seen == -ESRCH || (!seen && procs__mapless(r->procs, ev->pid))) &&
+	    run__has_user(ev) && run__describe_ahead(r, ev))
+		seen = 0;
 
 	/*
 	 * Its perf map, while it surely lives: not for a process gone before
@@ -515,6 +554,7 @@ int st_run__start(struct st_run *r, struct bpf_object *obj, const struct st_comm
 	if (obj && common->debug)
 		prog_report(obj);
 	r->common = common;
+	r->met_filter = st_common_opts__met_filter(common);
 	r->obj = obj;
 	r->tool = *so;
 	r->rec = recorder_active();

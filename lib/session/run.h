@@ -41,6 +41,7 @@ struct st_run {
 	uint64_t unseen;          /* events counted with no record, as of the last look */
 	uint64_t unseen_check;    /* when that look was (run__find_unseen()) */
 	uint64_t unlinked_check;  /* when idle tables of deleted files were last looked for */
+	bool met_filter;          /* BPF sends records only of processes met (bpf/met.bpf.h) */
 };
 
 /**

@@ -138,9 +138,9 @@ static int session__on_proc(struct session *s, const void *data, size_t size)
 {
 	const struct st_proc_event *pe = data;
 
-	/* Only MAP records carry the path, up to its last name; the others stop before it. */
+	/* Only MAP and DESC records carry the path, up to its last name; the others stop before it. */
 	if (size < offsetof(struct st_proc_event, comps) ||
-	    (pe->what == ST_PROC_MAP && size < st_proc_map_size(pe->ncomps)))
+	    (st_proc_has_path(pe->what) && size < st_proc_map_size(pe->ncomps)))
 		st_warn("session: short process record of %zu bytes ignored", size);
 	else if (s->opts.on_proc)
 		s->opts.on_proc(s->opts.ctx, pe);
@@ -373,6 +373,29 @@ static int session__take(struct session *s)
 bool session__exit_ahead(const struct session *s, int pid, uint64_t ts)
 {
 	return s && exits_ahead__has(&s->ahead, pid, ts);
+}
+
+int session__look_ahead(struct session *s, ring_pump_fn fn, void *ctx)
+{
+	if (!s || !s->pump || s->opts.rec)
+		return -EOPNOTSUPP;
+	ring_pump__peek(s->pump, fn, ctx);
+	return 0;
+}
+
+/*
+ * The ring drained into the queue first: a record the kernel wrote before
+ * this call (a description written before the mm went, which /proc just
+ * found gone) is then among those looked at. A wait on the pump's thread:
+ * for a second look, when the first found nothing.
+ */
+int session__look_ahead_sync(struct session *s, ring_pump_fn fn, void *ctx)
+{
+	if (!s || !s->pump || s->opts.rec)
+		return -EOPNOTSUPP;
+	ring_pump__sync(s->pump);
+	ring_pump__peek(s->pump, fn, ctx);
+	return 0;
 }
 
 /*
@@ -768,6 +791,25 @@ static struct btf *probe__vmlinux_btf(void)
 	return b ? b : btf__load_vmlinux_btf();
 }
 
+/*
+ * Has the kernel the open-coded VMA iterator (the met filter's description,
+ * bpf/met.bpf.h)? Noted from the BTF probe__kfunc() reads anyway: a parse
+ * of its own cost ~20 ms of every launch.
+ */
+static bool probe_vma_iter;
+
+static bool probe__has_vma_iter(const struct btf *vm)
+{
+	static const char *const kfuncs[] = { "bpf_iter_task_vma_new", "bpf_iter_task_vma_next",
+					       "bpf_iter_task_vma_destroy" };
+	size_t i;
+
+	for (i = 0; i < sizeof(kfuncs) / sizeof(kfuncs[0]); i++)
+		if (btf__find_by_name_kind(vm, kfuncs[i], BTF_KIND_FUNC) < 0)
+			return false;
+	return true;
+}
+
 /* The kfunc's BTF id: the 4-argument form where the kernel has it, else _impl. */
 static int probe__kfunc(void)
 {
@@ -776,6 +818,7 @@ static int probe__kfunc(void)
 
 	if (!vm)
 		return -errno;
+	probe_vma_iter = probe__has_vma_iter(vm);
 	id = btf__find_by_name_kind(vm, "bpf_task_work_schedule_resume", BTF_KIND_FUNC);
 	if (id < 0)
 		id = btf__find_by_name_kind(vm, "bpf_task_work_schedule_resume_impl",
@@ -862,4 +905,12 @@ int session_probe_deferred(char *why, size_t len)
 		result = probe__deferred(reason, sizeof(reason));
 	snprintf(why, len, "%s", result ? reason : "");
 	return result;
+}
+
+bool session_probe_vma_iter(void)
+{
+	char why[160];
+
+	session_probe_deferred(why, sizeof(why));
+	return probe_vma_iter;
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "bpf/record.h"
+#include "lib/session/pump.h" /* ring_pump_fn */
 
 struct bpf_object;
 
@@ -133,6 +134,23 @@ bool session__draining(const struct session *s);
  */
 bool session__exit_ahead(const struct session *s, int pid, uint64_t ts);
 
+/**
+ * session__look_ahead() - on the thread running @s, in a live run that does
+ * not record: hand @fn every queued record behind the one being handled
+ * (ring_pump__peek()).
+ *
+ * Return: 0, or -EOPNOTSUPP (replaying, recording, or a NULL @s).
+ */
+int session__look_ahead(struct session *s, ring_pump_fn fn, void *ctx);
+
+/**
+ * session__look_ahead_sync() - session__look_ahead() once everything the
+ * ring buffer holds now is in the queue (ring_pump__sync()).
+ *
+ * Return: 0, or -EOPNOTSUPP.
+ */
+int session__look_ahead_sync(struct session *s, ring_pump_fn fn, void *ctx);
+
 /** session__interrupted() - true when a signal ended the run. */
 bool session__interrupted(const struct session *s);
 
@@ -189,6 +207,16 @@ void session__free(struct session *s);
  * Return: 0 when it can, else -errno (EOPNOTSUPP: no such kfunc).
  */
 int session_probe_deferred(char *why, size_t len);
+
+/**
+ * session_probe_vma_iter() - has the kernel the open-coded VMA iterator
+ * kfuncs (bpf_iter_task_vma_new/_next/_destroy), which the met filter
+ * describes a process with (bpf/met.bpf.h)? Read from the kernel's BTF with
+ * session_probe_deferred()'s probe.
+ *
+ * Return: true when it has.
+ */
+bool session_probe_vma_iter(void);
 
 /** session_install_signals() - make SIGINT/SIGTERM/SIGHUP stop the run loop (st_run__prepare() does). */
 void session_install_signals(void);

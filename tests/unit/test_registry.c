@@ -463,6 +463,58 @@ static void check_late_after_exit(uint64_t addr)
 	procs__free(r);
 }
 
+/*
+ * A description from BPF (bpf/met.bpf.h) of a process gone before its read:
+ * it is known from then on, as from a read (from its image's start), the
+ * listener hears it once at the end, a description that came short is
+ * counted, a repeat changes nothing, and one after the pid's exit starts
+ * the pid's next process there.
+ */
+static void check_describe(uint64_t addr)
+{
+	const int a = 2000000051;
+	struct proc_registry *r = procs__new();
+	struct pushes p = { .pid = { a } };
+	struct proc_map m = { 0 };
+	struct proc_loc loc;
+
+	CHECK(r != NULL);
+	if (!r || own_mapping(addr, &m) || !m.path) {
+		procs__free(r);
+		return;
+	}
+	procs__listen(r, &(struct procs_listener){ .maps = pushes__maps, .ctx = &p });
+	CHECK_EQ_U64(procs__see(r, a, 100), (uint64_t)-ESRCH);
+	CHECK_EQ_U64(procs__stats(r)->pid_gone, 1);
+	procs__describe_record(r, a, 200, &m);
+	CHECK_EQ_U64(p.calls[0], 0);
+	procs__describe_end(r, a, 200, 2); /* one of two came */
+	CHECK_EQ_U64(p.calls[0], 1);
+	CHECK_EQ_U64(p.nmaps[0], 1);
+	CHECK_EQ_U64(procs__stats(r)->desc_short, 1);
+	CHECK_EQ_U64(procs__stats(r)->pid_gone, 0);
+	CHECK(procs__resolve(r, a, 100, addr, &loc) == 0 && loc.file != NULL);
+	/* The look ahead applied it, the records come in their turn: nothing new. */
+	CHECK_EQ_U64(procs__describe(r, a, 200, &m), 0);
+	procs__describe_record(r, a, 200, &m);
+	procs__describe_end(r, a, 200, 1);
+	CHECK_EQ_U64(p.calls[0], 1);
+	CHECK_EQ_U64(procs__stats(r)->desc_short, 1);
+	/* The pid's next process, described after the exit: from the exit on. */
+	procs__exit(r, a, 300);
+	CHECK(procs__exited(r, a));
+	CHECK_EQ_U64(procs__describe(r, a, 400, &m), 0);
+	procs__describe_done(r, a);
+	CHECK(!procs__exited(r, a));
+	CHECK_EQ_U64(p.calls[0], 2);
+	CHECK(procs__resolve(r, a, 250, addr, &loc) == 0 && loc.file != NULL);
+	CHECK(procs__resolve(r, a, 350, addr, &loc) == 0 && loc.file != NULL);
+	CHECK_EQ_U64(procs__epoch(r, a, 350), 300);
+	procs__listen(r, NULL);
+	procs__free(r);
+	free(m.path);
+}
+
 int main(void)
 {
 	uint64_t addr = (uintptr_t)reg_test_target + 3;
@@ -487,6 +539,7 @@ int main(void)
 	check_push_met_only();
 	check_see_ending();
 	check_late_after_exit(addr);
+	check_describe(addr);
 	elf_file__free(self);
 	CHECK(reg_test_target(1) == 10);
 	return CHECK_DONE();

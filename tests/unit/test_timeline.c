@@ -139,6 +139,39 @@ static void check_fork(void)
 	timeline__release(&child);
 }
 
+/*
+ * A description from BPF at a first meeting (bpf/met.bpf.h): what it lists
+ * is added as a /proc read adds it, from the image's start; nothing is
+ * ended, so a description whose records were partly lost (ring buffer full)
+ * only leaves a mapping out; and repeated (the look ahead, then the record
+ * in its turn) it changes nothing.
+ */
+static void check_describe(void)
+{
+	struct timeline tl = { 0 };
+	struct tl_map exe = map(0x1000, 0x2000, 1, "/exe"), libc = map(0x7000, 0x9000, 2, "/libc"),
+		      dl = map(0x4000, 0x5000, 3, "/dl.so");
+
+	CHECK_EQ_U64(timeline__map(&tl, 300, &dl), 0);       /* mmap after the meeting */
+	CHECK_EQ_U64(timeline__describe(&tl, 400, 100, &exe, 1), 1);
+	CHECK_EQ_U64(at(&tl, 150, 0x1800), 1);                 /* the event before it */
+	CHECK_EQ_U64(at(&tl, 99, 0x1800), 0);                  /* not before the image */
+	CHECK_EQ_U64(at(&tl, 350, 0x4800), 3);                 /* the record's mapping stays */
+	CHECK_EQ_U64(at(&tl, 250, 0x4800), 0);                 /* ...from its own time */
+	CHECK_EQ_U64(timeline__live(&tl, NULL, 0), 2);
+	/* Again, and with the record of libc that was lost the first time: only libc is new. */
+	CHECK_EQ_U64(timeline__describe(&tl, 400, 100, &exe, 1), 0);
+	CHECK_EQ_U64(timeline__describe(&tl, 400, 100, &libc, 1), 1);
+	CHECK_EQ_U64(tl.n, 3);
+	CHECK_EQ_U64(at(&tl, 150, 0x8000), 2);
+	CHECK_EQ_U64(at(&tl, 150, 0x1800), 1);
+	/* A snapshot listing only exe ends the others; a description never does. */
+	CHECK_EQ_U64(timeline__snapshot(&tl, 500, 100, &exe, 1), 0);
+	CHECK_EQ_U64(at(&tl, 600, 0x8000), 0);
+	CHECK_EQ_U64(at(&tl, 600, 0x1800), 1);
+	timeline__release(&tl);
+}
+
 int main(void)
 {
 	check_same_address();
@@ -147,5 +180,6 @@ int main(void)
 	check_snapshot_and_exec();
 	check_exec_after_read();
 	check_fork();
+	check_describe();
 	return CHECK_DONE();
 }
