@@ -223,6 +223,65 @@ static __always_inline long st_met_ask(struct task_struct *task, struct st_met *
 }
 
 /*
+ * Has the current process not exec'ed since its fork from its parent? Its
+ * leader's exec count is still the one it was forked with, the parent's
+ * has not moved either, and both run the same executable: a parent that
+ * exited leaves its child to a reaper whose count may match by chance.
+ */
+static __always_inline bool st_met_unexeced_child(struct task_struct *task,
+						  struct task_struct *parent)
+{
+	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
+	__u64 forked_at = BPF_CORE_READ(leader, parent_exec_id);
+
+	return BPF_CORE_READ(leader, self_exec_id) == forked_at &&
+	       BPF_CORE_READ(parent, group_leader, self_exec_id) == forked_at &&
+	       BPF_CORE_READ(task, mm, exe_file, f_inode) ==
+		       BPF_CORE_READ(parent, mm, exe_file, f_inode);
+}
+
+/*
+ * A first meeting of a child that has not exec'ed yet (a shell's child on
+ * its way to execve, often sampled inside it): its frames are its parent's
+ * code, and its description, walked on its way back to user space, would
+ * describe the image the exec makes. The fork record forks held back goes
+ * now, so user space copies the parent's mappings (reading the parent from
+ * /proc if it never met it), and the parent is marked met so that its own
+ * records (code it maps, its exit) go from now on and user space can let
+ * it go. A record lost is counted.
+ */
+static __always_inline void st_met_late_fork(struct task_struct *task, __u32 pid)
+{
+	struct task_struct *parent = BPF_CORE_READ(task, real_parent);
+	struct st_met fresh = {};
+	struct st_proc_event *pe;
+	__u32 ppid = BPF_CORE_READ(parent, tgid);
+	long err;
+
+	if (!ppid || ppid == pid || !st_met_unexeced_child(task, parent))
+		return;
+	fresh.start = BPF_CORE_READ(parent, group_leader, start_time);
+	err = bpf_map_update_elem(&st_met, &ppid, &fresh, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
+		st_met_full = 1;
+		st_stat_inc(ST_STAT_MET_FULL);
+	}
+	/* Reserved, not built in a scratch: a sample may interrupt a probe using one. */
+	pe = bpf_ringbuf_reserve(&st_events, offsetof(struct st_proc_event, comps), 0);
+	if (!pe) {
+		st_stat_inc(ST_DROP_PROC_RINGBUF);
+		return;
+	}
+	__builtin_memset(pe, 0, offsetof(struct st_proc_event, comps));
+	pe->kind = ST_REC_PROC;
+	pe->what = ST_PROC_FORK;
+	pe->pid = pid;
+	pe->ppid = ppid;
+	pe->ts = bpf_ktime_get_ns();
+	bpf_ringbuf_submit(pe, BPF_RB_NO_WAKEUP);
+}
+
+/*
  * st_met_meet() - the current task's process is met: marked, and its
  * description asked for if none was made yet. Kernel threads have nothing
  * to describe, nor has a task past exit_mm(). An exiting task before it
@@ -262,6 +321,7 @@ __noinline int st_met_meet(__u32 pid)
 		m = bpf_map_lookup_elem(&st_met, &pid);
 		if (!m)
 			return 0;
+		st_met_late_fork(task, pid);
 	}
 	if (m->state != ST_MET_UNDESCRIBED)
 		return 0;
