@@ -124,19 +124,6 @@ static __always_inline bool st_met_filtering(void)
 	return st_cfg.met_filter && !st_met_full;
 }
 
-static __always_inline void st_met_blank(struct st_met_scratch *s, __u32 pid, __u16 what)
-{
-	struct st_proc_event *pe = &s->pe;
-
-	pe->kind = ST_REC_PROC;
-	pe->what = what;
-	pe->pid = pid;
-	pe->ts = s->ts;
-	pe->ppid = pe->count = 0;
-	pe->start = pe->end = pe->pgoff = pe->ino = 0;
-	pe->dev = pe->ncomps = pe->map_flags = 0;
-}
-
 /* No wake-up: a description is read with the samples that follow it (3x the walk's cost). */
 static __always_inline void st_met_output(struct st_met_scratch *s, __u64 size)
 {
@@ -150,7 +137,7 @@ static __always_inline void st_met_send_vma(struct st_met_scratch *s, __u32 pid,
 	struct st_proc_event *pe = &s->pe;
 	struct inode *ino = BPF_CORE_READ(vma, vm_file, f_inode);
 
-	st_met_blank(s, pid, ST_PROC_DESC);
+	st_proc_head(pe, pid, ST_PROC_DESC, s->ts);
 	pe->start = BPF_CORE_READ(vma, vm_start);
 	pe->end = BPF_CORE_READ(vma, vm_end);
 	pe->pgoff = BPF_CORE_READ(vma, vm_pgoff) << 12;
@@ -188,7 +175,7 @@ static __always_inline int st_met_describe(struct task_struct *task, __u32 pid)
 			st_met_send_vma(s, pid, vma);
 	bpf_iter_task_vma_destroy(&it);
 	if (!err) {
-		st_met_blank(s, pid, ST_PROC_DESC_END);
+		st_proc_head(&s->pe, pid, ST_PROC_DESC_END, s->ts);
 		s->pe.count = s->sent;
 		st_met_output(s, offsetof(struct st_proc_event, comps));
 	}
@@ -223,6 +210,24 @@ static __always_inline long st_met_ask(struct task_struct *task, struct st_met *
 }
 
 /*
+ * Marks @pid met as the process that started at @start, if it is not yet.
+ * A full table turns the filter off (every record goes from then on):
+ * counted. Return: false then.
+ */
+static __always_inline bool st_met_mark(__u32 pid, __u64 start)
+{
+	struct st_met fresh = { .start = start };
+	long err = bpf_map_update_elem(&st_met, &pid, &fresh, BPF_NOEXIST);
+
+	if (err && err != -EEXIST) {
+		st_met_full = 1;
+		st_stat_inc(ST_STAT_MET_FULL);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Has the current process not exec'ed since its fork from its parent? Its
  * leader's exec count is still the one it was forked with, the parent's
  * has not moved either, and both run the same executable: a parent that
@@ -253,31 +258,20 @@ static __always_inline bool st_met_unexeced_child(struct task_struct *task,
 static __always_inline void st_met_late_fork(struct task_struct *task, __u32 pid)
 {
 	struct task_struct *parent = BPF_CORE_READ(task, real_parent);
-	struct st_met fresh = {};
 	struct st_proc_event *pe;
 	__u32 ppid = BPF_CORE_READ(parent, tgid);
-	long err;
 
 	if (!ppid || ppid == pid || !st_met_unexeced_child(task, parent))
 		return;
-	fresh.start = BPF_CORE_READ(parent, group_leader, start_time);
-	err = bpf_map_update_elem(&st_met, &ppid, &fresh, BPF_NOEXIST);
-	if (err && err != -EEXIST) {
-		st_met_full = 1;
-		st_stat_inc(ST_STAT_MET_FULL);
-	}
+	st_met_mark(ppid, BPF_CORE_READ(parent, group_leader, start_time));
 	/* Reserved, not built in a scratch: a sample may interrupt a probe using one. */
 	pe = bpf_ringbuf_reserve(&st_events, offsetof(struct st_proc_event, comps), 0);
 	if (!pe) {
 		st_stat_inc(ST_DROP_PROC_RINGBUF);
 		return;
 	}
-	__builtin_memset(pe, 0, offsetof(struct st_proc_event, comps));
-	pe->kind = ST_REC_PROC;
-	pe->what = ST_PROC_FORK;
-	pe->pid = pid;
+	st_proc_head(pe, pid, ST_PROC_FORK, bpf_ktime_get_ns());
 	pe->ppid = ppid;
-	pe->ts = bpf_ktime_get_ns();
 	bpf_ringbuf_submit(pe, BPF_RB_NO_WAKEUP);
 }
 
@@ -297,7 +291,8 @@ static __always_inline void st_met_late_fork(struct task_struct *task, __u32 pid
 __noinline int st_met_meet(__u32 pid)
 {
 	struct task_struct *task;
-	struct st_met fresh = {}, *m;
+	struct st_met *m;
+	__u64 start;
 	long err;
 
 	if (!st_met_filtering() || !pid)
@@ -305,19 +300,15 @@ __noinline int st_met_meet(__u32 pid)
 	task = bpf_get_current_task_btf();
 	if ((BPF_CORE_READ(task, flags) & ST_PF_KTHREAD) || !BPF_CORE_READ(task, mm))
 		return 0;
-	fresh.start = BPF_CORE_READ(task, group_leader, start_time);
+	start = BPF_CORE_READ(task, group_leader, start_time);
 	m = bpf_map_lookup_elem(&st_met, &pid);
-	if (m && m->start != fresh.start) {
-		m->start = fresh.start;
+	if (m && m->start != start) {
+		m->start = start;
 		m->state = ST_MET_UNDESCRIBED;
 	}
 	if (!m) {
-		err = bpf_map_update_elem(&st_met, &pid, &fresh, BPF_NOEXIST);
-		if (err && err != -EEXIST) {
-			st_met_full = 1;
-			st_stat_inc(ST_STAT_MET_FULL);
+		if (!st_met_mark(pid, start))
 			return 0;
-		}
 		m = bpf_map_lookup_elem(&st_met, &pid);
 		if (!m)
 			return 0;

@@ -76,13 +76,7 @@ static __always_inline struct st_proc_event *st_proc_record(__u32 pid, __u16 wha
 	 * deletes (agg_reader__read_gone()).
 	 */
 	st_agg_mappings_changed(pid);
-	pe->kind = ST_REC_PROC;
-	pe->what = what;
-	pe->pid = pid;
-	pe->ts = bpf_ktime_get_ns();
-	pe->ppid = pe->count = 0;
-	pe->start = pe->end = pe->pgoff = pe->ino = 0;
-	pe->dev = pe->ncomps = pe->map_flags = 0;
+	st_proc_head(pe, pid, what, bpf_ktime_get_ns());
 	return pe;
 }
 
@@ -321,10 +315,9 @@ struct st_mmap_enter {
 SEC("tracepoint/syscalls/sys_enter_mmap")
 int st_proc_mmap_enter(struct st_mmap_enter *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, pid = id >> 32;
 	__u8 one = 1;
-
-	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 
 	if (!st_proc_wanted(pid))
 		return 0;

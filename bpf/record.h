@@ -123,6 +123,22 @@ struct st_proc_event {
 	char comps[ST_PATH_COMPS][ST_COMP_LEN];
 };
 
+/*
+ * A process record's fixed part before its path, set to @what of @pid at
+ * @ts and the rest zero: every maker of one starts here (the lifecycle
+ * probes, a description, a fork sent late; also user space writing one).
+ */
+static inline void st_proc_head(struct st_proc_event *pe, __u32 pid, __u16 what, __u64 ts)
+{
+	pe->kind = ST_REC_PROC;
+	pe->what = what;
+	pe->pid = pid;
+	pe->ts = ts;
+	pe->ppid = pe->count = 0;
+	pe->start = pe->end = pe->pgoff = pe->ino = 0;
+	pe->dev = pe->ncomps = pe->map_flags = 0;
+}
+
 /* Records laid out as a mapping, with its path: sent up to their last name. */
 static inline int st_proc_has_path(__u16 what)
 {

@@ -508,7 +508,6 @@ int procs__describe(struct proc_registry *r, int pid, uint64_t ts, const struct 
 {
 	struct reg_proc *p = procs__get(r, pid);
 	struct tl_map tm;
-
 	int added;
 
 	if (!p || procs__describe_reused(p, pid, ts) || procs__tl_map(r, p, pid, m, &tm)) {

@@ -385,11 +385,10 @@ static void run__on_forget(void *ctx, uint64_t before)
  */
 static void run__record_exit(void *ctx, int pid, uint64_t ts)
 {
-	struct st_proc_event pe = {
-		.kind = ST_REC_PROC, .what = ST_PROC_EXIT, .pid = (__u32)pid, .ts = ts,
-		.map_flags = ST_EXIT_FOUND,
-	};
+	struct st_proc_event pe;
 
+	st_proc_head(&pe, (__u32)pid, ST_PROC_EXIT, ts);
+	pe.map_flags = ST_EXIT_FOUND;
 	/* A write that fails fails the session's next one too, which stops the run. */
 	(void)recorder__ring(ctx, &pe, offsetof(struct st_proc_event, comps));
 }
