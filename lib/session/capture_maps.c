@@ -135,27 +135,38 @@ static uint64_t capture__mem_bytes(void)
 	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
 }
 
-/*
- * Without the walk cache (no task storage here, or no walks) its maps are
- * not created: the code that uses them is dead (st_config.walk_cache is
- * read-only data), and libbpf leaves their loads poisoned for the verifier
- * to drop with it.
- */
-static int capture__walk_cache_maps(struct bpf_object *obj, const struct st_common_opts *o)
+/* capture__skip_maps() - the maps named @names are not created. */
+static int capture__skip_maps(struct bpf_object *obj, const char *const *names, size_t n)
 {
-	static const char *const names[] = { "st_ucaches", "st_uregions" };
 	struct bpf_map *m;
 	size_t i;
 	int err;
 
-	if (st_common_opts__walk_cache(o))
-		return 0;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < n; i++) {
 		m = bpf_object__find_map_by_name(obj, names[i]);
 		if (m && (err = bpf_map__set_autocreate(m, false)))
 			return err;
 	}
 	return 0;
+}
+
+/*
+ * Maps of a feature that is off are not created: the code that uses them is
+ * dead (its switch is read-only data: st_config.walk_cache, .met_filter),
+ * and libbpf leaves their loads poisoned for the verifier to drop with it.
+ * The met filter's table alone is ~3 MB of kernel memory.
+ */
+static int capture__feature_maps(struct bpf_object *obj, const struct st_common_opts *o)
+{
+	static const char *const walk_cache[] = { "st_ucaches", "st_uregions" };
+	static const char *const met[] = { "st_met", "st_met_scratch" };
+	int err = 0;
+
+	if (!st_common_opts__walk_cache(o))
+		err = capture__skip_maps(obj, walk_cache, sizeof(walk_cache) / sizeof(walk_cache[0]));
+	if (!err && !st_common_opts__met_filter(o))
+		err = capture__skip_maps(obj, met, sizeof(met) / sizeof(met[0]));
+	return err;
 }
 
 int capture_maps_size(struct bpf_object *obj, const struct st_common_opts *o)
@@ -179,7 +190,7 @@ int capture_maps_size(struct bpf_object *obj, const struct st_common_opts *o)
 		err = agg_size(obj, o->agg_entries ? o->agg_entries :
 					 capture_agg_rate(capture__mem_bytes(), ncpus, o->event_hz));
 	if (!err)
-		err = capture__walk_cache_maps(obj, o);
+		err = capture__feature_maps(obj, o);
 	if (err)
 		st_err("capture: cannot size the BPF maps: %s", strerror(-err));
 	return err;
