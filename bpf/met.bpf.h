@@ -25,11 +25,14 @@
  *     met or not); the walk may list the same mapping (user space takes a
  *     description as "there at ts", idempotent) and skips a VMA being
  *     changed, which that syscall's own record covers.
- *   - exec between meeting and walk: the walk describes the new image,
- *     after the exec's records; the old image's frames of the meeting event
- *     are then only known from a /proc read made in time (else unknown and
- *     counted as such, never resolved with the new image: the exec record
- *     ends what a later guess added).
+ *   - exec between meeting and walk: a meeting inside execve whose user
+ *     stack is walked at the event is described then and there
+ *     (st_met_in_execve()). Where the iterator refuses (irqs off), a child
+ *     not exec'ed yet gets its fork record (st_met_late_fork()); otherwise
+ *     the walk describes the new image, after the exec's records, and the
+ *     old image's frames of the meeting event are only known from a /proc
+ *     read made in time (else unknown and counted as such, never resolved
+ *     with the new image: the exec record ends what a later guess added).
  *   - threads: the entry is the process's (tgid); the walk may run in any
  *     of its threads. A thread exiting with its task_work still queued
  *     walks with no mm: the state goes back to undescribed, asked again.
@@ -246,14 +249,14 @@ static __always_inline bool st_met_unexeced_child(struct task_struct *task,
 }
 
 /*
- * A first meeting of a child that has not exec'ed yet (a shell's child on
- * its way to execve, often sampled inside it): its frames are its parent's
- * code, and its description, walked on its way back to user space, would
- * describe the image the exec makes. The fork record forks held back goes
- * now, so user space copies the parent's mappings (reading the parent from
- * /proc if it never met it), and the parent is marked met so that its own
- * records (code it maps, its exit) go from now on and user space can let
- * it go. A record lost is counted.
+ * A first meeting, inside its execve with irqs off (a sample, a switch-out),
+ * of a child that has not exec'ed yet: the iterator refused to describe it
+ * now, and the task_work would describe the image the exec makes. Its frames
+ * are its parent's code: the fork record forks held back goes now, so user
+ * space copies the parent's mappings (reading the parent from /proc if it
+ * never met it), and the parent is marked met so that its own records (code
+ * it maps, its exit) go from now on and user space can let it go. A record
+ * lost is counted.
  */
 static __always_inline void st_met_late_fork(struct task_struct *task, __u32 pid)
 {
@@ -275,6 +278,27 @@ static __always_inline void st_met_late_fork(struct task_struct *task, __u32 pid
 	bpf_ringbuf_submit(pe, BPF_RB_NO_WAKEUP);
 }
 
+#define ST_NR_EXECVE 59    /* x86-64 __NR_execve */
+#define ST_NR_EXECVEAT 322 /* x86-64 __NR_execveat */
+
+/*
+ * Is @task in execve() at an event whose user stack is walked now? Its
+ * frames are then those of the image the exec replaces, while the
+ * description's task_work, on its way back to user space, would walk the
+ * image the exec makes: a shell's child on its way to execve, or a process
+ * met at its own exec (env, nice, `exec prog`). A user stack deferred to
+ * that return is the new image's, which the task_work describes.
+ */
+static __always_inline bool st_met_in_execve(struct task_struct *task)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	long nr = BPF_CORE_READ(regs, orig_ax);
+
+	if (st_cfg.user_mode == ST_USER_DEFERRED && !st_cfg.defer_faults)
+		return false;
+	return nr == ST_NR_EXECVE || nr == ST_NR_EXECVEAT;
+}
+
 /*
  * st_met_meet() - the current task's process is met: marked, and its
  * description asked for if none was made yet. Kernel threads have nothing
@@ -292,6 +316,7 @@ __noinline int st_met_meet(__u32 pid)
 {
 	struct task_struct *task;
 	struct st_met *m;
+	bool first = false;
 	__u64 start;
 	long err;
 
@@ -312,10 +337,19 @@ __noinline int st_met_meet(__u32 pid)
 		m = bpf_map_lookup_elem(&st_met, &pid);
 		if (!m)
 			return 0;
-		st_met_late_fork(task, pid);
+		first = true;
 	}
 	if (m->state != ST_MET_UNDESCRIBED)
 		return 0;
+	if (st_met_in_execve(task)) {
+		/* Described before the exec goes on; with irqs off the iterator refuses. */
+		if (!st_met_describe(task, pid)) {
+			m->state = ST_MET_DESCRIBED;
+			return 0;
+		}
+		if (first)
+			st_met_late_fork(task, pid);
+	}
 	m->state = ST_MET_ASKED;
 	err = st_met_ask(task, m);
 	if (err && err != -EBUSY) {

@@ -67,3 +67,27 @@ traced_while forkexec -- count -U --ringbuf-kb 32768 t:syscalls:sys_enter_execve
 blocks_with "$TMP/forkexec.out" 'spawn_one' > "$TMP/forkexec.got"
 stack_block execve spawn_one spawn_all main $LIBC_START 50 > "$TMP/forkexec.want"
 expect_file_eq fork-exec-children "$TMP/forkexec.got" "$TMP/forkexec.want"
+
+# --- a process met at its own exec --------------------------------------------
+# reexec runs before stacktap starts, so its first event is its own execve, after
+# an earlier exec: its frames are the image the call replaces, described before
+# the exec goes on. stacktap is stopped meanwhile: a /proc read would come late.
+rm -f "$TMP/go"; mkfifo "$TMP/go"
+"${IN_RUN_CG[@]}" "$W/reexec" 30 "$TMP/go" > "$TMP/reexec.w" &
+RPID=$!
+ST_PIDS+=("$RPID")
+wait_for_line "$TMP/reexec.w" '^ready' || fail exec-after-exec "workload not ready"
+"$ST" count -U ${RUN_CG:+--cgroup "$RUN_CG"} --ringbuf-kb 32768 t:syscalls:sys_enter_execve \
+	> "$TMP/reexec.out" 2> "$TMP/reexec.err" &
+SPID=$!
+ST_PIDS+=("$SPID")
+wait_for_line "$TMP/reexec.err" '^Tracing' 60 || fail exec-after-exec "not attached: $(cat "$TMP/reexec.err")"
+kill -STOP "$SPID"
+release "$TMP/go"
+wait "$RPID"
+kill -CONT "$SPID"
+sleep 0.3
+kill -INT "$SPID"; wait "$SPID"
+blocks_with "$TMP/reexec.out" 'hop' > "$TMP/reexec.got"
+stack_block execve hop main $LIBC_START 30 > "$TMP/reexec.want"
+expect_file_eq exec-after-exec "$TMP/reexec.got" "$TMP/reexec.want"

@@ -6,7 +6,8 @@ MODEL_CFLAGS := -std=gnu11 -O1 -Wall -Wextra -Werror -fno-optimize-sibling-calls
 DLMANY_N := 20
 DLMANY_LIBS := $(foreach i,$(shell seq 0 $$(($(DLMANY_N) - 1))),$(O)/workloads/dlmany/libdlmany$(i).so)
 MODEL := $(O)/workloads/dlmany/dlmany $(DLMANY_LIBS) $(O)/workloads/exitchain \
-	 $(O)/workloads/exitchain_stripped $(O)/workloads/forkexec $(O)/workloads/hostile
+	 $(O)/workloads/exitchain_stripped $(O)/workloads/forkexec $(O)/workloads/reexec \
+	 $(O)/workloads/hostile
 
 workloads: $(MODEL)
 
@@ -32,6 +33,11 @@ $(O)/workloads/exitchain_stripped: $(O)/workloads/exitchain
 	$(Q)strip -o $@ $<
 
 $(O)/workloads/forkexec: tests/workloads/forkexec.c tests/workloads/golib.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(MODEL_CFLAGS) -g -fomit-frame-pointer $< -o $@
+
+$(O)/workloads/reexec: tests/workloads/reexec.c tests/workloads/golib.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(MODEL_CFLAGS) -g -fomit-frame-pointer $< -o $@
