@@ -434,11 +434,17 @@ static int procs__see_at(struct proc_registry *r, int pid, uint64_t ts, bool end
 	err = procs__read(r, p, pid, p->exit_ts && ts > p->exit_ts);
 	p->unread = false;
 	procs__push_due(r, pid, p, err);
-	if (err == -ESRCH && !p->based && !p->tl.n && !p->gone_counted) {
+	return err;
+}
+
+void procs__count_gone(struct proc_registry *r, int pid)
+{
+	struct reg_proc *p = procs__lookup(r, pid);
+
+	if (p && !p->based && !p->tl.n && !p->gone_counted) {
 		p->gone_counted = true;
 		r->stats.pid_gone++;
 	}
-	return err;
 }
 
 int procs__see(struct proc_registry *r, int pid, uint64_t ts)

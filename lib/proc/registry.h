@@ -88,6 +88,14 @@ uint64_t procs_now(void);
  */
 int procs__see(struct proc_registry *r, int pid, uint64_t ts);
 
+/**
+ * procs__count_gone() - an event of @pid needed its mappings (it has a user
+ * stack) and procs__see() found it gone with nothing known: counted once,
+ * and no more if its description comes after all. An event without a user
+ * stack (kernel-only, or sampled past exit_mm()) misses nothing.
+ */
+void procs__count_gone(struct proc_registry *r, int pid);
+
 /* procs__see_ending(): what is known of the process comes from its records alone. */
 #define PROCS_RECORDS_ONLY 1
 

@@ -74,6 +74,8 @@ static void run__meet(struct st_run *r, const struct st_event *ev)
 	if ((seen == -ESRCH || (!seen && procs__mapless(r->procs, ev->pid))) &&
 	    run__has_user(ev) && run__describe_ahead(r, ev))
 		seen = 0;
+	if (seen == -ESRCH && run__has_user(ev))
+		procs__count_gone(r->procs, ev->pid);
 
 	/*
 	 * Its perf map, while it surely lives: not for a process gone before

@@ -485,6 +485,9 @@ static void check_describe(uint64_t addr)
 	}
 	procs__listen(r, &(struct procs_listener){ .maps = pushes__maps, .ctx = &p });
 	CHECK_EQ_U64(procs__see(r, a, 100), (uint64_t)-ESRCH);
+	CHECK_EQ_U64(procs__stats(r)->pid_gone, 0); /* counted only for an event with a user stack */
+	procs__count_gone(r, a);
+	procs__count_gone(r, a);
 	CHECK_EQ_U64(procs__stats(r)->pid_gone, 1);
 	procs__describe_record(r, a, 200, &m);
 	CHECK_EQ_U64(p.calls[0], 0);
