@@ -97,6 +97,8 @@ enum st_proc_what {
  * full), so the replay ends it where the live run did (procs__find_exits()).
  */
 #define ST_EXIT_FOUND 2
+/* ... and one of a process met only in its exit, found gone (procs__find_mapless_exits()). */
+#define ST_EXIT_MAPLESS 4
 
 /*
  * Process lifecycle, so unwind tables and mappings follow fork, exec,

@@ -74,6 +74,8 @@ void procs__on_record(struct proc_registry *r, const struct st_proc_event *pe)
 	case ST_PROC_EXIT:
 		if (pe->map_flags & ST_EXIT_FOUND)
 			procs__exit_found(r, pe->pid, pe->ts);
+		else if (pe->map_flags & ST_EXIT_MAPLESS)
+			procs__exit_mapless(r, pe->pid, pe->ts);
 		else
 			procs__exit(r, pe->pid, pe->ts);
 		break;

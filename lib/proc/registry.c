@@ -656,6 +656,7 @@ static struct reg_proc *procs__still_gone(const struct proc_registry *r, const s
 struct procs_dead {
 	int *pids;
 	size_t n, cap;
+	bool mapless; /* only processes without a mapping (procs__find_mapless_exits()) */
 	bool oom;
 };
 
@@ -665,7 +666,7 @@ static void procs__note_dead(struct hnode *n, void *ctx)
 	struct procs_dead *d = ctx;
 	int pid = (int)n->k1;
 
-	if (p->exit_ts || proc_source_task_alive(pid, pid))
+	if (p->exit_ts || (d->mapless && (p->based || p->tl.n)) || proc_source_task_alive(pid, pid))
 		return;
 	if (array_reserve((void **)&d->pids, &d->cap, d->n + 1, sizeof(*d->pids)))
 		d->oom = true;
@@ -679,9 +680,17 @@ void procs__exit_found(struct proc_registry *r, int pid, uint64_t ts)
 	r->stats.exits_found++;
 }
 
-size_t procs__find_exits(struct proc_registry *r, uint64_t ts, procs_found_fn found, void *ctx)
+void procs__exit_mapless(struct proc_registry *r, int pid, uint64_t ts)
 {
-	struct procs_dead d = {};
+	procs__exit(r, pid, ts);
+	r->stats.gone_mapless++;
+}
+
+/* The known processes gone without an exit (@mapless: only those without a mapping), ended. */
+static size_t procs__find_dead(struct proc_registry *r, uint64_t ts, bool mapless,
+			       procs_found_fn found, void *ctx)
+{
+	struct procs_dead d = { .mapless = mapless };
 	size_t i;
 
 	htab__each(&r->procs, procs__note_dead, &d);
@@ -690,10 +699,24 @@ size_t procs__find_exits(struct proc_registry *r, uint64_t ts, procs_found_fn fo
 	for (i = 0; i < d.n; i++) {
 		if (found)
 			found(ctx, d.pids[i], ts);
-		procs__exit_found(r, d.pids[i], ts);
+		if (mapless)
+			procs__exit_mapless(r, d.pids[i], ts);
+		else
+			procs__exit_found(r, d.pids[i], ts);
 	}
 	free(d.pids);
 	return d.n;
+}
+
+size_t procs__find_exits(struct proc_registry *r, uint64_t ts, procs_found_fn found, void *ctx)
+{
+	return procs__find_dead(r, ts, false, found, ctx);
+}
+
+size_t procs__find_mapless_exits(struct proc_registry *r, uint64_t ts, procs_found_fn found,
+				 void *ctx)
+{
+	return procs__find_dead(r, ts, true, found, ctx);
 }
 
 void procs__push_met_only(struct proc_registry *r, bool on)
@@ -900,6 +923,10 @@ void procs__report_memory(const struct proc_registry *r)
 	fprintf(stderr, "stacktap: processes: %zu known now; %llu exited ones forgotten once "
 			"their stacks were resolved\n",
 		r->procs.n, (unsigned long long)r->stats.forgotten);
+	if (r->stats.gone_mapless)
+		fprintf(stderr, "stacktap: processes: %llu met only in their exit (no mapping, no exit "
+				"record) and found gone\n",
+			(unsigned long long)r->stats.gone_mapless);
 	if (r->stats.described_first)
 		fprintf(stderr, "stacktap: processes: %llu known first from their description "
 				"(gone, or not read yet, when their first event was)\n",

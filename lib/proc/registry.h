@@ -58,6 +58,7 @@ struct procs_stats {
 	uint64_t not_elf;                          /* mapped files that are not ELF */
 	uint64_t forgotten;                        /* exited processes dropped, stacks resolved */
 	uint64_t exits_found;                      /* exits whose record was lost, found later */
+	uint64_t gone_mapless;                     /* procs__find_mapless_exits()'s finds */
 	uint64_t desc_short;                       /* descriptions with records lost */
 	uint64_t described_first;                  /* processes first known from a description */
 };
@@ -201,6 +202,25 @@ size_t procs__find_exits(struct proc_registry *r, uint64_t ts, procs_found_fn fo
 
 /** procs__exit_found() - procs__exit(), for an exit found rather than recorded (counted). */
 void procs__exit_found(struct proc_registry *r, int pid, uint64_t ts);
+
+/**
+ * procs__find_mapless_exits() - procs__find_exits() among the processes
+ * known from their events alone, no mapping ever known: met only past
+ * exit_mm() (a short process sampled in its exit), where BPF neither
+ * describes it nor marks it met, so no exit record ever comes for it, and,
+ * its /proc read failed, nothing else ends it. Without this each stayed
+ * known to the end, its stacks never settled: under a churn of short
+ * processes, a few every second. Cheap enough for every second: only
+ * such processes are looked up in /proc. Each found counts in
+ * procs_stats.gone_mapless, not as a lost exit record.
+ *
+ * Return: how many were found.
+ */
+size_t procs__find_mapless_exits(struct proc_registry *r, uint64_t ts, procs_found_fn found,
+				 void *ctx);
+
+/** procs__exit_mapless() - procs__exit(), for one procs__find_mapless_exits() found. */
+void procs__exit_mapless(struct proc_registry *r, int pid, uint64_t ts);
 
 /**
  * procs__push_met_only() - whether the listener's maps() hears only of

@@ -380,26 +380,39 @@ static void run__on_forget(void *ctx, uint64_t before)
 }
 
 /*
- * An exit found is written into the recording as the record it stands for:
- * the replay cannot look at /proc, and without it a recorded process whose
- * exit record was lost stayed known to the end of the report, as it did in
+ * An exit found is written into the recording as the record it stands for
+ * (@flags: ST_EXIT_FOUND or ST_EXIT_MAPLESS, what it was found as): the
+ * replay cannot look at /proc, and without it a recorded process whose exit
+ * record was lost stayed known to the end of the report, as it did in
  * recording runs, which did not look.
  */
-static void run__record_exit(void *ctx, int pid, uint64_t ts)
+static void run__record_exit_as(void *rec, int pid, uint64_t ts, __u32 flags)
 {
 	struct st_proc_event pe;
 
 	st_proc_head(&pe, (__u32)pid, ST_PROC_EXIT, ts);
-	pe.map_flags = ST_EXIT_FOUND;
+	pe.map_flags = flags;
 	/* A write that fails fails the session's next one too, which stops the run. */
-	(void)recorder__ring(ctx, &pe, offsetof(struct st_proc_event, comps));
+	(void)recorder__ring(rec, &pe, offsetof(struct st_proc_event, comps));
+}
+
+static void run__record_exit(void *ctx, int pid, uint64_t ts)
+{
+	run__record_exit_as(ctx, pid, ts, ST_EXIT_FOUND);
+}
+
+static void run__record_mapless_exit(void *ctx, int pid, uint64_t ts)
+{
+	run__record_exit_as(ctx, pid, ts, ST_EXIT_MAPLESS);
 }
 
 /*
  * Once a second, when process records were lost since the last look (the
  * ring buffer was full), the processes known alive that are gone are
  * given the exit their record would have: without it a process is never
- * settled, and its tables and in-kernel counts stay until the end.
+ * settled, and its tables and in-kernel counts stay until the end. The
+ * processes met only in their exit never get one: they are looked for every
+ * second (procs__find_mapless_exits()).
  */
 #define RUN_EXIT_CHECK_NS (1000 * 1000000ull)
 
@@ -410,8 +423,11 @@ static void run__find_exits(struct st_run *r, uint64_t now)
 	if (now < r->next_exit_check || !r->session || st_run_replaying())
 		return;
 	r->next_exit_check = now + RUN_EXIT_CHECK_NS;
-	if (session__stats(r->session, st) || st[ST_DROP_PROC_RINGBUF] == r->proc_drops)
+	if (session__stats(r->session, st) || st[ST_DROP_PROC_RINGBUF] == r->proc_drops) {
+		procs__find_mapless_exits(r->procs, now,
+					  r->rec ? run__record_mapless_exit : NULL, r->rec);
 		return;
+	}
 	r->proc_drops = st[ST_DROP_PROC_RINGBUF];
 	procs__find_exits(r->procs, now, r->rec ? run__record_exit : NULL, r->rec);
 }

@@ -6,7 +6,9 @@
  * and weight, even at other run-time addresses (as ASLR gives each run);
  * other stacks, other comms, a live process and code outside any file stay
  * apart; with addresses shown only equal addresses merge; split by process
- * nothing merges. A pending process's entries survive a fold and settle
+ * nothing merges; a stack that differs in any one field of the fold's key
+ * (kernel frame, depth, user offset, end of walk, flag, comm) stays apart.
+ * A pending process's entries survive a fold and settle
  * after it. The report reads the same with and without the fold (the
  * settled stacks moved to the settled log, or all in the store). Made-up
  * pids and times, this test's own file.
@@ -236,6 +238,98 @@ static void run(const struct proc_map *m, uint64_t target, uint64_t other, unsig
 	report__free(rep);
 }
 
+/* An event of run_fields(): kernel then user frames, and the fields a fold key holds. */
+struct key_event {
+	uint16_t kd, ud, ustop, flags;
+	uint64_t ips[4];
+	const char *comm;
+};
+
+#define K1 0xffffffff81000010ull /* kernel addresses: no names needed, only compared */
+#define K2 0xffffffff81000200ull
+#define K3 0xffffffff81000204ull
+
+/*
+ * Gone processes, one event each (@ev, the first the base): settled and, with
+ * @fold, folded. Return: the report of them (the caller frees it); *@left
+ * the distinct entries at the end, *@folded the merged.
+ */
+static struct report *fields_run(const struct proc_map *m, const struct key_event *ev, int n,
+				 bool fold, size_t *left, uint64_t *folded)
+{
+	struct fold_env t = { 0 };
+	struct report *rep = NULL;
+	int pids[8], i;
+
+	t.r = procs__new();
+	t.sym = t.r ? symbolizer__new(t.r) : NULL;
+	t.rs = t.sym ? raw_stacks__new(t.sym) : NULL;
+	CHECK(t.rs != NULL && n <= 8);
+	if (!t.rs || n > 8)
+		goto out;
+	if (fold)
+		raw_stacks__fold_for(t.rs, 0);
+	for (i = 0; i < n; i++) {
+		struct st_event e = { .pid = (uint32_t)(A + 200 + i), .tid = (uint32_t)(A + 200 + i),
+				      .kdepth = ev[i].kd, .udepth = ev[i].ud, .ts = 100 + (uint64_t)i,
+				      .weight = 1u << i, .ustop = ev[i].ustop, .flags = ev[i].flags };
+
+		pids[i] = (int)e.pid;
+		strncpy(e.comm, ev[i].comm, sizeof(e.comm) - 1);
+		CHECK_EQ_U64(procs__set_maps(t.r, pids[i], 50, m, 1), 0);
+		CHECK_EQ_U64(raw_stacks__add(t.rs, &e, ev[i].ips, e.weight), 0);
+	}
+	gone(&t, pids, (size_t)n);
+	if (fold)
+		CHECK_EQ_U64(raw_stacks__fold(t.rs), 0);
+	*left = raw_stacks__len(t.rs);
+	*folded = raw_stacks__folded(t.rs);
+	rep = report_of(&t, 0);
+out:
+	raw_stacks__free(t.rs);
+	symbolizer__free(t.sym);
+	procs__free(t.r);
+	return rep;
+}
+
+/*
+ * The fold's key field by field: a stack equal to the first in every field
+ * merges into it; one that differs from it in one field only (a kernel
+ * address, the kernel depth, a user frame's offset, the end of its walk, a
+ * flag, the comm) stays apart. The report reads the same, field for field,
+ * as without the fold (it may merge more itself: names, not addresses,
+ * and which names depends on the kernel's symbols, so no count of its is
+ * checked here).
+ */
+static void run_fields(const struct proc_map *m, uint64_t target, uint64_t other)
+{
+	const struct key_event ev[] = {
+		{ 2, 2, ST_USTOP_OUTERMOST, 0, { K1, K2, target, other }, "keys" },
+		{ 2, 2, ST_USTOP_OUTERMOST, 0, { K1, K2, target, other }, "keys" }, /* the same */
+		{ 2, 2, ST_USTOP_OUTERMOST, 0, { K1, K3, target, other }, "keys" },
+		{ 1, 2, ST_USTOP_OUTERMOST, 0, { K1, target, other }, "keys" },
+		{ 2, 2, ST_USTOP_OUTERMOST, 0, { K1, K2, target, target }, "keys" },
+		{ 2, 2, ST_USTOP_DEPTH, 0, { K1, K2, target, other }, "keys" },
+		{ 2, 2, ST_USTOP_OUTERMOST, ST_EV_UFAIL, { K1, K2, target, other }, "keys" },
+		{ 2, 2, ST_USTOP_OUTERMOST, 0, { K1, K2, target, other }, "keyz" },
+	};
+	uint64_t folded, folded0;
+	size_t left, left0;
+	struct report *rep = fields_run(m, ev, 8, true, &left, &folded);
+	struct report *rep0 = fields_run(m, ev, 8, false, &left0, &folded0);
+	char *text = rep ? dump(rep) : NULL, *text0 = rep0 ? dump(rep0) : NULL;
+
+	CHECK_EQ_U64(folded, 1);
+	CHECK_EQ_U64(left, 7);
+	CHECK_EQ_U64(folded0, 0);
+	CHECK_EQ_U64(left0, 8);
+	CHECK(text && text0 && !strcmp(text, text0));
+	free(text);
+	free(text0);
+	report__free(rep);
+	report__free(rep0);
+}
+
 /*
  * 3,000 gone processes with one stack, settled 100 at a time: the entries do
  * not pile up. The second fold merges the new ones into the record the
@@ -296,6 +390,7 @@ int main(void)
 		run(&m, target, other, REPORT_ADDRS, 1, 8); /* B's addresses differ */
 		run(&m, target, other, REPORT_BY_PID, 0, 9);
 		run_storm(&m, target);
+		run_fields(&m, target, other);
 	}
 	free(m.path);
 	CHECK(fold_target(1) == 4 && fold_other(1) == 9);

@@ -293,8 +293,54 @@ static void check_find_exits(void)
 }
 
 /*
+ * A process met only after it was gone (its read fails: known from the event
+ * alone, no mapping) never gets an exit record: the look for mapless exits
+ * finds exactly it, not a gone process whose mappings were read (that one's
+ * record would come), nor a live one, and counts it apart from lost records.
+ */
+static void check_find_mapless_exits(void)
+{
+	struct proc_registry *r = procs__new();
+	struct found_exits found = {};
+	pid_t read_then_gone = paused_child(), met_gone = paused_child();
+	uint64_t t;
+	size_t due;
+
+	CHECK(r != NULL);
+	if (!r)
+		goto out;
+	CHECK_EQ_U64(procs__see(r, read_then_gone, procs_now()), 0);
+	CHECK_EQ_U64(procs__see(r, getpid(), procs_now()), 0);
+	kill(read_then_gone, SIGKILL);
+	kill(met_gone, SIGKILL);
+	CHECK(waitpid(read_then_gone, NULL, 0) == read_then_gone);
+	CHECK(waitpid(met_gone, NULL, 0) == met_gone);
+	CHECK_EQ_U64(procs__see(r, met_gone, procs_now()), -ESRCH);
+	CHECK(procs__mapless(r, met_gone));
+	CHECK(!procs__exited(r, met_gone));
+	t = procs_now();
+	CHECK_EQ_U64(procs__find_mapless_exits(r, t, note_found, &found), 1);
+	CHECK_EQ_U64(found.n, 1);
+	CHECK_EQ_U64(found.pid, met_gone);
+	CHECK_EQ_U64(found.ts, t);
+	CHECK(procs__exited(r, met_gone));
+	CHECK(!procs__exited(r, read_then_gone));
+	CHECK_EQ_U64(procs__stats(r)->gone_mapless, 1);
+	CHECK_EQ_U64(procs__stats(r)->exits_found, 0);
+	CHECK_EQ_U64(procs__gone_ready(r, t + 1, &due), 1);
+	CHECK_EQ_U64(due, 1);
+	CHECK_EQ_U64(procs__find_mapless_exits(r, procs_now(), note_found, &found), 0);
+	CHECK_EQ_U64(found.n, 1);
+	procs__free(r);
+out:
+	kill(read_then_gone, SIGKILL);
+	kill(met_gone, SIGKILL);
+}
+
+/*
  * A recording's exit record written for an exit found (ST_EXIT_FOUND) ends
- * the process and counts as found, as the live run's look did; the kernel's
+ * the process and counts as found, as the live run's look did, and one
+ * written for a mapless exit (ST_EXIT_MAPLESS) counts as that; the kernel's
  * own exit record ends one without counting.
  */
 static void check_found_exit_record(void)
@@ -320,6 +366,14 @@ static void check_found_exit_record(void)
 	procs__on_record(r, &pe);
 	CHECK(procs__exited(r, b));
 	CHECK_EQ_U64(procs__stats(r)->exits_found, 1);
+	CHECK_EQ_U64(procs__stats(r)->gone_mapless, 0);
+	pe.pid = 2000000005; /* known from an event alone */
+	pe.map_flags = ST_EXIT_MAPLESS;
+	CHECK_EQ_U64(procs__see(r, (int)pe.pid, t), -ESRCH);
+	procs__on_record(r, &pe);
+	CHECK(procs__exited(r, (int)pe.pid));
+	CHECK_EQ_U64(procs__stats(r)->exits_found, 1);
+	CHECK_EQ_U64(procs__stats(r)->gone_mapless, 1);
 	procs__free(r);
 out:
 	kill(a, SIGKILL);
@@ -538,6 +592,7 @@ int main(void)
 	procs__free(r);
 	check_exec_late(addr, &e);
 	check_find_exits();
+	check_find_mapless_exits();
 	check_found_exit_record();
 	check_push_met_only();
 	check_see_ending();
