@@ -56,7 +56,7 @@ static int live__read(void *ctx, int pid, const char *file, char **text, size_t 
 
 bool proc_pid_gone(int pid)
 {
-	return kill(pid, 0) && errno == ESRCH;
+	return pid > 0 && kill(pid, 0) && errno == ESRCH; /* kill(0 or -n) names a group */
 }
 
 static bool live__task_alive(void *ctx, int pid, int tid)
