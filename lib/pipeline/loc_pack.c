@@ -88,7 +88,7 @@ void *loc_places__pack(struct loc_places *lp, const uint64_t *ips, const struct 
 {
 	uint64_t bias, prev = 0;
 	uint8_t *at, *block;
-	int64_t id;
+	int64_t id = -1;
 	size_t i;
 
 	if (n > SIZE_MAX / (2 * VARINT_MAX) ||
@@ -96,7 +96,9 @@ void *loc_places__pack(struct loc_places *lp, const uint64_t *ips, const struct 
 		return NULL;
 	at = lp->buf;
 	for (i = 0; i < n; i++) {
-		id = places__id(lp, &locs[i]);
+		/* A stack's frames come in runs of one file: a run's place is looked up once. */
+		if (!i || !place__same(&locs[i], &locs[i - 1]))
+			id = places__id(lp, &locs[i]);
 		if (id < 0)
 			return NULL;
 		bias = ips[i] - locs[i].file_off;

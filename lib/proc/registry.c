@@ -846,21 +846,37 @@ uint64_t procs__epoch(const struct proc_registry *r, int pid, uint64_t ts)
 	return p ? timeline__epoch(&p->tl, ts) : 0;
 }
 
-int procs__resolve(const struct proc_registry *r, int pid, uint64_t ts, uint64_t addr,
-		   struct proc_loc *out)
+/* procs__resolve() in @p, known. */
+static int procs__resolve_in(const struct reg_proc *p, uint64_t ts, uint64_t addr,
+			     struct proc_loc *out)
 {
-	const struct reg_proc *p = procs__lookup(r, pid);
-	const struct tl_map *m;
+	const struct tl_map *m = timeline__find(&p->tl, ts, addr);
 
-	if (!p)
-		return -ESRCH;
-	m = timeline__find(&p->tl, ts, addr);
 	if (!m)
 		return -ENOENT;
 	*out = (struct proc_loc){ .path = m->path, .file = m->file,
 				  .file_off = addr - m->start + m->pgoff,
 				  .file_backed = m->ino || m->file, .why = m->why };
 	return 0;
+}
+
+int procs__resolve(const struct proc_registry *r, int pid, uint64_t ts, uint64_t addr,
+		   struct proc_loc *out)
+{
+	const struct reg_proc *p = procs__lookup(r, pid);
+
+	return p ? procs__resolve_in(p, ts, addr, out) : -ESRCH;
+}
+
+void procs__resolve_each(const struct proc_registry *r, int pid, uint64_t ts,
+			 const uint64_t *addrs, size_t n, uint64_t marks, struct proc_loc *out)
+{
+	const struct reg_proc *p = procs__lookup(r, pid);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!p || procs__resolve_in(p, ts, addrs[i] & ~marks, &out[i]))
+			out[i] = (struct proc_loc){ .path = NULL };
 }
 
 struct elf_file *procs__file(struct proc_registry *r, int pid, const struct proc_map *m)

@@ -305,6 +305,15 @@ int procs__resolve(const struct proc_registry *r, int pid, uint64_t ts, uint64_t
 		   struct proc_loc *out);
 
 /**
+ * procs__resolve_each() - procs__resolve() of @n addresses of one stack,
+ * @pid looked up once (a settle resolves every frame of every stack of a
+ * gone process): @out[i] is zeroed where @addrs[i] resolves to nothing.
+ * @marks: bits of each address that are not address (masked off).
+ */
+void procs__resolve_each(const struct proc_registry *r, int pid, uint64_t ts,
+			 const uint64_t *addrs, size_t n, uint64_t marks, struct proc_loc *out);
+
+/**
  * procs__file() - the file model of @pid's live mapping @m (as a listener
  * heard it): the views get their tables through it.
  *

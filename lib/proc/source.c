@@ -2,6 +2,7 @@
 /* The proc source: the pipeline's one door to the machine's processes; live by default. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/utsname.h>
@@ -47,8 +48,15 @@ static int live__read(void *ctx, int pid, const char *file, char **text, size_t 
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
 	*ts = live__now(ctx);
+	if (proc_pid_gone(pid))
+		return -ESRCH;
 	err = read_file_all(path, SOURCE_TEXT_MAX, text, len);
 	return err == -ENOENT ? -ESRCH : err;
+}
+
+bool proc_pid_gone(int pid)
+{
+	return pid > 0 && kill(pid, 0) && errno == ESRCH; /* kill(0 or -n) names a group */
 }
 
 static bool live__task_alive(void *ctx, int pid, int tid)

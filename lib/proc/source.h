@@ -77,6 +77,18 @@ int proc_source_read(int pid, const char *file, char **text, size_t *len, uint64
  */
 int proc_source_maps(int pid, struct proc_map **maps, size_t *n, uint64_t *ts);
 
+/**
+ * proc_pid_gone() - is @pid surely gone from the live machine (reaped)? A
+ * signal 0 tells at a tenth of the cost of a failed open of one of its /proc
+ * files, whose path walk makes and drops a dentry each time: under churn
+ * most processes an event meets are gone when it is read, and each was
+ * looked up in /proc two or three times. A zombie is not gone (its /proc
+ * files still open), nor a process we may not signal (EPERM).
+ *
+ * Return: true only when the process does not exist now.
+ */
+bool proc_pid_gone(int pid);
+
 /** proc_source_task_alive() - Return: whether thread @tid of @pid exists. */
 bool proc_source_task_alive(int pid, int tid);
 

@@ -136,11 +136,7 @@ int event_frames__decode_at(struct event_frames *ef, struct arena *mem, int pid,
 void event_frames__locate(const struct proc_registry *procs, int pid, uint64_t ts,
 			  const uint64_t *uips, size_t ud, struct proc_loc *locs)
 {
-	size_t i;
-
-	for (i = 0; i < ud; i++)
-		if (procs__resolve(procs, pid, ts, uips[i] & ~ST_FRAME_MARKS, &locs[i]))
-			locs[i] = (struct proc_loc){ .path = NULL };
+	procs__resolve_each(procs, pid, ts, uips, ud, ST_FRAME_MARKS, locs);
 }
 
 int event_frames__build(struct event_frames *ef, struct symbolizer *sz, int pid, uint64_t ts,

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/proc/source.h"
 #include "lib/sym/perf_map_src.h"
 
 /* The process's effective uid and its pid in its own namespace, from /proc/PID/status. */
@@ -21,6 +22,8 @@ static int src__status(struct perf_map_src *s)
 	FILE *f;
 	char *p;
 
+	if (proc_pid_gone(s->pid))
+		return -ESRCH;
 	snprintf(path, sizeof(path), "/proc/%d/status", s->pid);
 	f = fopen(path, "re");
 	if (!f)

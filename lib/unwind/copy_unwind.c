@@ -170,6 +170,27 @@ static void copy__tables(struct copy_unwinder *cu, int pid, struct copy_proc *p)
 	}
 }
 
+/*
+ * The rows a walk read leave memory again: the page cache maps a table
+ * file in large folios, so a handful of lookups brought megabytes of it
+ * back (libLLVM's 8 MiB for each clang met). Only the tables of the
+ * mappings its frames are in were read (a lookup a frame): a madvise for
+ * every table of the process after each walk was a syscall per mapping
+ * per stack copy under churn, most for tables the walk never opened.
+ */
+static void copy__drop_read(const struct copy_proc *p, const struct unwind_frame *f, size_t n)
+{
+	const struct unwind_table *last = NULL, *t;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		t = f[i].map >= 0 && (size_t)f[i].map < p->n ? p->maps[f[i].map].table : NULL;
+		if (t && t != last)
+			unwind_table__drop_pages(t);
+		last = t ? t : last;
+	}
+}
+
 enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const struct st_ucopy *c,
 				     uint64_t *out, size_t max, size_t *n)
 {
@@ -196,13 +217,7 @@ enum unwind_stop copy_unwinder__walk(struct copy_unwinder *cu, int pid, const st
 	}
 	copy__tables(cu, pid, p);
 	stop = unwinder__walk_opts(p->maps, p->n, &regs, &stack, &cu->opts, cu->frames, max, n);
-	/*
-	 * The rows a walk read leave memory again: the page cache maps a
-	 * table file in large folios, so a handful of lookups brought
-	 * megabytes of it back (libLLVM's 8 MiB for each clang met).
-	 */
-	for (i = 0; i < p->n; i++)
-		unwind_table__drop_pages(p->maps[i].table);
+	copy__drop_read(p, cu->frames, *n);
 	/* The BPF walker's marks (bpf/record.h): frame 0 is exact by position and unmarked. */
 	for (i = 0; i < *n; i++)
 		out[i] = cu->frames[i].addr | (i && cu->frames[i].exact ? ST_FRAME_EXACT : 0) |
