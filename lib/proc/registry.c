@@ -437,11 +437,17 @@ static int procs__see_at(struct proc_registry *r, int pid, uint64_t ts, bool end
 	return err;
 }
 
+/* Nothing of @p is known: no /proc read, record or description gave it a mapping. */
+static bool reg_proc__unknown(const struct reg_proc *p)
+{
+	return !p->based && !p->tl.n;
+}
+
 void procs__count_gone(struct proc_registry *r, int pid)
 {
 	struct reg_proc *p = procs__lookup(r, pid);
 
-	if (p && !p->based && !p->tl.n && !p->gone_counted) {
+	if (p && reg_proc__unknown(p) && !p->gone_counted) {
 		p->gone_counted = true;
 		r->stats.pid_gone++;
 	}
@@ -666,7 +672,7 @@ static void procs__note_dead(struct hnode *n, void *ctx)
 	struct procs_dead *d = ctx;
 	int pid = (int)n->k1;
 
-	if (p->exit_ts || (d->mapless && (p->based || p->tl.n)) || proc_source_task_alive(pid, pid))
+	if (p->exit_ts || (d->mapless && !reg_proc__unknown(p)) || proc_source_task_alive(pid, pid))
 		return;
 	if (array_reserve((void **)&d->pids, &d->cap, d->n + 1, sizeof(*d->pids)))
 		d->oom = true;

@@ -63,7 +63,7 @@ static bool run__has_user(const struct st_event *ev)
  */
 static void run__meet(struct st_run *r, const struct st_event *ev)
 {
-	bool ending = session__exit_ahead(r->session, ev->pid, ev->ts);
+	bool ending = session__exit_ahead(r->session, ev->pid, ev->ts), user = run__has_user(ev);
 	int seen = ending ? procs__see_ending(r->procs, ev->pid, ev->ts)
 			  : procs__see(r->procs, ev->pid, ev->ts);
 
@@ -71,10 +71,10 @@ static void run__meet(struct st_run *r, const struct st_event *ev)
 	 * Gone, or its read came after exit_mm() (a zombie's maps are empty):
 	 * known from its description then, as from records before the filter.
 	 */
-	if ((seen == -ESRCH || (!seen && procs__mapless(r->procs, ev->pid))) &&
-	    run__has_user(ev) && run__describe_ahead(r, ev))
+	if (user && (seen == -ESRCH || (!seen && procs__mapless(r->procs, ev->pid))) &&
+	    run__describe_ahead(r, ev))
 		seen = 0;
-	if (seen == -ESRCH && run__has_user(ev))
+	if (user && seen == -ESRCH)
 		procs__count_gone(r->procs, ev->pid);
 
 	/*
