@@ -60,7 +60,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I. -I$(O) -Wall -Werror \
 
 TOOLS    := $(patsubst tools/%/,%,$(sort $(dir $(wildcard tools/*/*.c))))
 BPF_SRCS := $(wildcard tools/*/*.bpf.c)
-SKELS    := $(foreach s,$(BPF_SRCS),$(O)/skel/$(notdir $(s:.bpf.c=.skel.h)))
+SKELS    := $(foreach s,$(BPF_SRCS),$(O)/skel/$(notdir $(s:.bpf.c=.skel.h)) \
+		$(O)/skel/$(notdir $(s:.bpf.c=.tw4.skel.h)))
 TOOL_SRCS := $(filter-out %.bpf.c,$(wildcard tools/*/*.c))
 LIB_SRCS := $(shell find lib -name '*.c' | sort)
 SRC_SRCS := $(wildcard src/*.c)
@@ -127,6 +128,14 @@ $(O)/bpf/%.bpf.o: tools/$$*/$$*.bpf.c $(O)/vmlinux.h $(wildcard bpf/*.h) $(wildc
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $(filter %.bpf.c,$^) -o $@
 
+# The same object declaring the four-argument task_work kfunc of kernels after
+# 6.18 (bpf/deferred.bpf.h); user space opens the one the kernel takes
+# (lib/session/skel_open.h).
+$(O)/bpf/%.tw4.bpf.o: tools/$$*/$$*.bpf.c $(O)/vmlinux.h $(wildcard bpf/*.h) $(wildcard tools/*/*.h)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DST_TW_4ARG -c $(filter %.bpf.c,$^) -o $@
+
 # The BPF header library is a DAG whose every header compiles alone (bpf/state.bpf.h lists it):
 # each one is compiled by itself, as the only include of an object of its own.
 BPF_HDRS := $(wildcard bpf/*.bpf.h)
@@ -138,6 +147,11 @@ $(O)/hdrcheck/%.o: bpf/%.bpf.h $(O)/vmlinux.h $(wildcard bpf/*.h)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -x c -c $< -o $@
 
 bpf-headers: $(BPF_HDR_CHECKS)
+
+$(O)/skel/%.tw4.skel.h: $(O)/bpf/%.tw4.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf_tw4 > $@
 
 $(O)/skel/%.skel.h: $(O)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
@@ -155,7 +169,8 @@ $(O)/obj/%.o: %.c $(HDRS) | $(SKELS)
 # alone must rebuild them too (the order-only list above only makes sure
 # every skeleton exists before any object is compiled).
 tool_objs = $(patsubst %.c,$(O)/obj/%.o,$(filter-out %.bpf.c,$(wildcard $(dir $(1))*.c)))
-$(foreach s,$(BPF_SRCS),$(eval $(call tool_objs,$(s)): $(O)/skel/$(notdir $(s:.bpf.c=.skel.h))))
+$(foreach s,$(BPF_SRCS),$(eval $(call tool_objs,$(s)): $(O)/skel/$(notdir $(s:.bpf.c=.skel.h)) \
+	$(O)/skel/$(notdir $(s:.bpf.c=.tw4.skel.h))))
 
 $(O)/libstacktap.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -185,6 +200,7 @@ $(O)/obj/lib/out/flamegraph.o $(O)/fuzz/obj/lib/out/flamegraph.o: lib/out/flameg
 
 # Workloads with known call chains; each file's first line comment names its build.
 include $(wildcard tests/workloads/*.mk)
+include tests/kernels/matrix.mk
 
 FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -I. -I$(O) -g -O1 \
 	       -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined

@@ -98,13 +98,30 @@
 #define EOPNOTSUPP 95
 #endif
 
-/* 6.18 has the _impl form; later kernels add the 4-argument one (implicit aux). */
-extern int bpf_task_work_schedule_resume_impl(struct task_struct *task, struct bpf_task_work *tw,
-					      void *map__map, bpf_task_work_callback_t callback,
-					      void *aux__prog) __weak __ksym;
+/*
+ * The kfunc in one form per build: 6.18's _impl by default; with
+ * ST_TW_4ARG the four-argument form of later kernels, which also changed
+ * _impl's prototype (libbpf 1.1 refuses a whole object over one extern the
+ * kernel does not match, weak or not). User space opens the build whose
+ * form its probe found (lib/session/skel_open.h). A weak kfunc the kernel
+ * lacks resolves to NULL, and the verifier drops the call.
+ */
+#ifdef ST_TW_4ARG
 extern int bpf_task_work_schedule_resume(struct task_struct *task, struct bpf_task_work *tw,
 					 void *map__map,
 					 bpf_task_work_callback_t callback) __weak __ksym;
+#define st_task_work_schedule(task, tw, map, cb)                                           \
+	(bpf_task_work_schedule_resume ? bpf_task_work_schedule_resume(task, tw, map, cb) :  \
+					 -EOPNOTSUPP)
+#else
+extern int bpf_task_work_schedule_resume_impl(struct task_struct *task, struct bpf_task_work *tw,
+					      void *map__map, bpf_task_work_callback_t callback,
+					      void *aux__prog) __weak __ksym;
+#define st_task_work_schedule(task, tw, map, cb)                                           \
+	(bpf_task_work_schedule_resume_impl ?                                              \
+		 bpf_task_work_schedule_resume_impl(task, tw, map, cb, NULL) :             \
+		 -EOPNOTSUPP)
+#endif
 
 struct st_defer_req {
 	__u64 cookie;
@@ -312,13 +329,7 @@ static int st_defer_cb(struct bpf_map *map, void *key, void *value)
 
 static __always_inline long st_defer_schedule(struct task_struct *task, struct st_defer_req *req)
 {
-	/* A weak kfunc the kernel lacks resolves to NULL; the verifier drops the dead call. */
-	if (bpf_task_work_schedule_resume)
-		return bpf_task_work_schedule_resume(task, &req->tw, &st_defer_reqs, st_defer_cb);
-	if (bpf_task_work_schedule_resume_impl)
-		return bpf_task_work_schedule_resume_impl(task, &req->tw, &st_defer_reqs,
-							  st_defer_cb, NULL);
-	return -EOPNOTSUPP;
+	return st_task_work_schedule(task, &req->tw, &st_defer_reqs, st_defer_cb);
 }
 
 static __always_inline __u64 st_defer_cookie(void)

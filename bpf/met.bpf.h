@@ -205,11 +205,7 @@ static int st_met_cb(struct bpf_map *map, void *key, void *value)
 
 static __always_inline long st_met_ask(struct task_struct *task, struct st_met *m)
 {
-	if (bpf_task_work_schedule_resume)
-		return bpf_task_work_schedule_resume(task, &m->tw, &st_met, st_met_cb);
-	if (bpf_task_work_schedule_resume_impl)
-		return bpf_task_work_schedule_resume_impl(task, &m->tw, &st_met, st_met_cb, NULL);
-	return -EOPNOTSUPP;
+	return st_task_work_schedule(task, &m->tw, &st_met, st_met_cb);
 }
 
 /*

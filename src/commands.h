@@ -16,6 +16,7 @@ int offcpu_main(int argc, char **argv);
 int unwind_table_main(int argc, char **argv);
 int record_main(int argc, char **argv);
 int report_main(int argc, char **argv);
+int features_main(int argc, char **argv);
 
 /* A command `record` can run and `report` can replay (tools/record/record.c). */
 struct st_recordable {

@@ -350,12 +350,13 @@ const struct argp *st_common_argp_for(unsigned caps)
 }
 
 /*
- * Deferred needs task_work (probed once), a user stack to take, and a walk
- * in BPF: a copied stack (--unwind=copy, --unwind-check) is taken at the event.
+ * Deferred needs task_work from every program type the tool captures in
+ * (probed once), a user stack to take, and a walk in BPF: a copied stack
+ * (--unwind=copy, --unwind-check) is taken at the event.
  */
 static unsigned cli__user_mode(const struct st_common_opts *o)
 {
-	char why[200];
+	char why[300];
 
 	if (o->user_stacks == CLI_USTACKS_SYNC || o->kernel_only)
 		return ST_USER_SYNC;
@@ -365,9 +366,10 @@ static unsigned cli__user_mode(const struct st_common_opts *o)
 					"stack at the event: user stacks are taken synchronously\n");
 		return ST_USER_SYNC;
 	}
-	if (session_probe_deferred(why, sizeof(why))) {
-		fprintf(stderr, "stacktap: deferred user stacks unavailable (%s): user stacks are "
-				"taken synchronously\n", why);
+	if (feature_task_work_from(o->progs, why, sizeof(why))) {
+		fprintf(stderr, "stacktap: user stacks taken at the event, not deferred (no "
+				"task_work from %s): a stack page not in memory ends its stack "
+				"early, and each event of one system call is walked anew\n", why);
 		return ST_USER_SYNC;
 	}
 	return ST_USER_DEFERRED;
@@ -402,13 +404,13 @@ static void cli__say_walk_cache(const struct st_common_opts *o)
 bool st_common_opts__met_filter(const struct st_common_opts *o)
 {
 	static bool said;
-	char why[200] = "", tw[160];
+	char why[300] = "", tw[280];
 
 	if (o->pid || o->tid || recorder_active() || replay_active())
 		return false;
-	if (session_probe_deferred(tw, sizeof(tw)))
-		snprintf(why, sizeof(why), "%s", tw);
-	else if (!session_probe_vma_iter())
+	if (feature_task_work_from(o->progs, tw, sizeof(tw)))
+		snprintf(why, sizeof(why), "no task_work from %s", tw);
+	else if (!feature_vma_iter())
 		snprintf(why, sizeof(why), "the kernel has no bpf_iter_task_vma kfuncs");
 	if (!why[0])
 		return true;
@@ -463,15 +465,61 @@ FILE *st_common_opts__open_output(const struct st_common_opts *o)
 
 static bool libbpf_debug;
 
+/*
+ * What libbpf said of the last failure, for the one line that reports it:
+ * the verifier's last words for the program it refused, else libbpf's
+ * first warning (an extern the kernel does not match, a map it refused).
+ */
+static char libbpf_words[400];
+
+static void cli__keep_words(const char *msg)
+{
+	const char *log = strstr(msg, "-- BEGIN PROG LOAD LOG --"), *name = strstr(msg, "prog '");
+	char last[300];
+	size_t n;
+
+	if (log) {
+		feature_verifier_words(log + strlen("-- BEGIN PROG LOAD LOG --"), last,
+				       sizeof(last));
+		n = name && name < log ? strcspn(name + 6, "'") : 0;
+		snprintf(libbpf_words, sizeof(libbpf_words), "program %.*s: %s", (int)n,
+			 name ? name + 6 : "", last);
+		return;
+	}
+	if (libbpf_words[0])
+		return;
+	if (!strncmp(msg, "libbpf: ", 8))
+		msg += 8;
+	snprintf(libbpf_words, sizeof(libbpf_words), "%.*s", (int)strcspn(msg, "\n"), msg);
+}
+
 static int cli__libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (!libbpf_debug)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
+	char msg[8192];
+
+	if (libbpf_debug)
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_WARN) {
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		cli__keep_words(msg);
+	}
+	return 0;
 }
 
 void st_libbpf_logging(bool debug)
 {
 	libbpf_debug = debug;
 	libbpf_set_print(cli__libbpf_print);
+}
+
+void st_load_failed(const char *tool, int err)
+{
+	char words[sizeof(libbpf_words) + 4] = "";
+
+	if (libbpf_words[0])
+		snprintf(words, sizeof(words), ": %s", libbpf_words);
+	st_err("%s%scannot load the BPF programs: %s%s%s", tool ? tool : "", tool ? ": " : "",
+	       strerror(-err), words,
+	       (err == -EPERM || err == -EACCES) && geteuid() ? " (run as root)" : "");
+	libbpf_words[0] = 0;
 }

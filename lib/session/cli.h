@@ -37,6 +37,8 @@ struct st_common_opts {
 	FILE *out;              /* stdout or -o FILE, opened at the end of parsing; NULL for a
 				 * directory format (CTF: -o names the directory) */
 	unsigned caps;          /* CLI_CAP_*: what the tool's capture can do */
+	unsigned progs;         /* FEATURE_PROG_BIT()s of the program types that capture: set
+				 * before st_common_opts__config(), which probes them for task_work */
 };
 
 /* What a tool's capture can do beyond the common core (st_common_opts__init()). */
@@ -106,5 +108,13 @@ unsigned st_common_opts__report_flags(const struct st_common_opts *o);
 
 /** st_libbpf_logging() - route libbpf's messages to stderr only with --debug. */
 void st_libbpf_logging(bool debug);
+
+/**
+ * st_load_failed() - say in one line why @tool's (may be NULL) BPF programs did not load:
+ * the errno, then the kernel's own words where libbpf passed them on (the
+ * verifier's last line and the program it refused), never "run as root"
+ * to root.
+ */
+void st_load_failed(const char *tool, int err);
 
 #endif

@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "lib/session/features.h"
@@ -30,4 +33,43 @@ bool feature_task_storage(char *why, size_t len)
 	if (why && len)
 		snprintf(why, len, "%s", result ? "" : reason);
 	return result;
+}
+
+bool feature_helper(enum bpf_prog_type type, enum bpf_func_id helper)
+{
+	return libbpf_probe_bpf_helper(type, helper, NULL) == 1;
+}
+
+bool feature_map(enum bpf_map_type type)
+{
+	return libbpf_probe_bpf_map_type(type, NULL) == 1;
+}
+
+int feature_prog_loads(enum feature_prog p, char *why, size_t len)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, po);
+	enum bpf_prog_type type;
+	char log[4096] = "";
+	int fd, err;
+
+	err = feature_prog_opts(p, &type, &po, why, len);
+	if (err)
+		return err;
+	po.log_buf = log;
+	po.log_size = sizeof(log);
+	po.log_level = 1;
+	fd = bpf_prog_load(type, "st_probe_prog", "GPL", insns, 2, &po);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	err = -errno;
+	feature_verifier_words(log, why, len);
+	if (!why[0])
+		snprintf(why, len, "%s", strerror(-err));
+	return err;
 }

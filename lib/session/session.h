@@ -198,26 +198,6 @@ void session__report_interval_losses(struct session *s, const char *prefix);
 /** session__free() - NULL is fine. */
 void session__free(struct session *s);
 
-/**
- * session_probe_deferred() - can this kernel capture user stacks deferred?
- * Loads and runs a tiny program that requests a bpf_task_work; the answer
- * is kept for the process's lifetime.
- * @why: receives the reason when it cannot
- *
- * Return: 0 when it can, else -errno (EOPNOTSUPP: no such kfunc).
- */
-int session_probe_deferred(char *why, size_t len);
-
-/**
- * session_probe_vma_iter() - has the kernel the open-coded VMA iterator
- * kfuncs (bpf_iter_task_vma_new/_next/_destroy), which the met filter
- * describes a process with (bpf/met.bpf.h)? Read from the kernel's BTF with
- * session_probe_deferred()'s probe.
- *
- * Return: true when it has.
- */
-bool session_probe_vma_iter(void);
-
 /** session_install_signals() - make SIGINT/SIGTERM/SIGHUP stop the run loop (st_run__prepare() does). */
 void session_install_signals(void);
 

@@ -11,9 +11,11 @@
 #include "bpf/aggregate.h" /* the skeleton names struct st_agg_config */
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/events.skel.h"
+#include "skel/events.tw4.skel.h"
 #include "lib/session/aggregate.h"
 #include "lib/probe/attach.h"
 #include "lib/session/capture_maps.h"
+#include "lib/session/skel_open.h"
 #include "lib/util/log.h"
 #include "tools/events/events.h"
 
@@ -108,6 +110,11 @@ static void events__autoload(struct events_run *r)
 	bpf_program__set_autoload(r->skel->progs.st_uretprobe, used[PROBE_URETPROBE]);
 	bpf_program__set_autoload(r->skel->progs.st_usdt, used[PROBE_USDT]);
 	bpf_program__set_autoload(r->skel->progs.st_kprobe, used[PROBE_KFUNC]);
+	r->common.progs = (used[PROBE_TRACEPOINT] ? FEATURE_PROG_BIT(FEATURE_PROG_TRACEPOINT) : 0) |
+			  (used[PROBE_UPROBE] || used[PROBE_URETPROBE] || used[PROBE_USDT] ||
+					   used[PROBE_KFUNC] ?
+				   FEATURE_PROG_BIT(FEATURE_PROG_KPROBE) :
+				   0);
 }
 
 static int events__load(struct events_run *r)
@@ -115,22 +122,21 @@ static int events__load(struct events_run *r)
 	struct st_config cfg;
 	int err;
 
-	r->skel = events_bpf__open();
+	r->skel = ST_SKEL_OPEN(events_bpf);
 	if (!r->skel) {
 		err = -errno;
 		st_err("cannot open the BPF object: %s", strerror(-err));
 		return err;
 	}
+	events__autoload(r);
 	st_common_opts__config(&r->common, &cfg);
 	r->skel->rodata->st_cfg = cfg;
 	r->skel->rodata->st_agg_cfg = r->agg;
-	events__autoload(r);
 	err = capture_maps_size(r->skel->obj, &r->common);
 	if (!err)
 		err = events_bpf__load(r->skel);
 	if (err)
-		st_err("cannot load the BPF programs: %s%s", strerror(-err),
-		       err == -EPERM ? " (run as root)" : "");
+		st_load_failed(NULL, err);
 	return err;
 }
 

@@ -19,6 +19,7 @@
 #include "bpf/aggregate.h" /* the skeleton names struct st_agg_config */
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/offcpu.skel.h"
+#include "skel/offcpu.tw4.skel.h"
 #include "lib/out/render.h"
 #include "lib/session/features.h"
 #include "lib/pipeline/raw_stacks.h"
@@ -26,6 +27,7 @@
 #include "lib/session/aggregate.h"
 #include "lib/session/capture_maps.h"
 #include "lib/session/run.h"
+#include "lib/session/skel_open.h"
 #include "lib/util/log.h"
 #include "lib/util/parse.h"
 #include "src/commands.h"
@@ -211,12 +213,13 @@ static int offcpu__load(struct offcpu *o)
 	struct st_config cfg;
 	int err;
 
-	o->skel = offcpu_bpf__open();
+	o->skel = ST_SKEL_OPEN(offcpu_bpf);
 	if (!o->skel) {
 		err = -errno;
 		st_err("offcpu: cannot open the BPF object: %s", strerror(-err));
 		return err;
 	}
+	o->common.progs = FEATURE_PROG_BIT(FEATURE_PROG_TP_BTF);
 	st_common_opts__config(&o->common, &cfg);
 	cfg.kskip = OFFCPU_KSKIP;
 	/* A switch-out is kept until its switch-in: a stack copy does not fit in the block. */
@@ -242,8 +245,7 @@ static int offcpu__load(struct offcpu *o)
 	if (!err)
 		err = offcpu_bpf__load(o->skel);
 	if (err)
-		st_err("offcpu: cannot load the BPF programs: %s%s", strerror(-err),
-		       err == -EPERM ? " (run as root)" : "");
+		st_load_failed("offcpu", err);
 	return err;
 }
 

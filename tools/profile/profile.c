@@ -20,12 +20,14 @@
 #include "bpf/aggregate.h" /* the skeleton names struct st_agg_config */
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/profile.skel.h"
+#include "skel/profile.tw4.skel.h"
 #include "lib/out/render.h"
 #include "lib/pipeline/raw_stacks.h"
 #include "lib/pipeline/tool_report.h"
 #include "lib/session/aggregate.h"
 #include "lib/session/capture_maps.h"
 #include "lib/session/run.h"
+#include "lib/session/skel_open.h"
 #include "lib/util/log.h"
 #include "lib/util/parse.h"
 #include "src/commands.h"
@@ -113,12 +115,13 @@ static int profile__load(struct profile *p)
 	struct st_config cfg;
 	int err;
 
-	p->skel = profile_bpf__open();
+	p->skel = ST_SKEL_OPEN(profile_bpf);
 	if (!p->skel) {
 		err = -errno;
 		st_err("profile: cannot open the BPF object: %s", strerror(-err));
 		return err;
 	}
+	p->common.progs = FEATURE_PROG_BIT(FEATURE_PROG_PERF_EVENT);
 	st_common_opts__config(&p->common, &cfg);
 	p->skel->rodata->st_cfg = cfg;
 	/* Samples whose user stack needs no join are counted in the kernel (not when recording). */
@@ -130,8 +133,7 @@ static int profile__load(struct profile *p)
 	if (!err)
 		err = profile_bpf__load(p->skel);
 	if (err)
-		st_err("profile: cannot load the BPF programs: %s%s", strerror(-err),
-		       err == -EPERM ? " (run as root)" : "");
+		st_load_failed("profile", err);
 	return err;
 }
 
