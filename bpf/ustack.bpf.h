@@ -123,9 +123,8 @@ struct {
 	__type(value, __u64);
 } st_ustats SEC(".maps");
 
-/* A stack the walk left: the mapping that holds it, and how far up the walk had come in it. */
+/* A stack the walk left: how far up the walk had come in it (its mapping is the one holding sp). */
 struct st_ustack_left {
-	__u64 lo;
 	__u64 sp;
 };
 
@@ -517,24 +516,26 @@ __noinline int st_switch(struct st_uwalk_state *st, __u64 cfa, __u32 why)
 	if (!st)
 		return 1;
 	st->logging = 0; /* the task's mappings decide: no key holds them */
-	if (!st->stack_hi) {
-		if (!st_vma_of(st->sp, &v))
-			return st_ustop(st, why);
-		st->stack_lo = v.start;
-		st->stack_hi = v.end;
-	}
-	if (cfa >= st->stack_lo && cfa < st->stack_hi)
+	if (st->stack_hi && cfa >= st->stack_lo && cfa < st->stack_hi)
 		return st_ustop(st, why); /* the same stack, downwards */
+	/*
+	 * One lookup, of @cfa's mapping: the one bpf_find_vma() answers at a
+	 * perf sample or a switch-out (st_ra_kind()). The stack the walk is on
+	 * is the mapping that holds sp, known after a first switch; before one,
+	 * @cfa's mapping holding sp says the same stack.
+	 */
 	if (!st_vma_of(cfa, &v) || !(v.flags & ST_VM_WRITE) || (v.flags & ST_VM_EXEC))
 		return st_ustop(st, why); /* no stack there: a broken chain, not a switch */
+	if (!st->stack_hi && st->sp >= v.start && st->sp < v.end)
+		return st_ustop(st, why); /* the same stack, downwards */
 	if (st->nleft >= ST_USTACK_SWITCHES)
 		return st_ustop(st, ST_USTOP_BAD_SWITCH);
 	for (i = 0; i < ST_USTACK_SWITCHES; i++)
-		if (i < st->nleft && st->left[i].lo == v.start && cfa <= st->left[i].sp)
+		if (i < st->nleft && st->left[i].sp >= v.start && st->left[i].sp < v.end &&
+		    cfa <= st->left[i].sp)
 			return st_ustop(st, ST_USTOP_BAD_SWITCH); /* back down a stack left: a loop */
 	k = st->nleft;
 	if (k < ST_USTACK_SWITCHES) {
-		st->left[k].lo = st->stack_lo;
 		st->left[k].sp = st->sp;
 	}
 	st->nleft = k + 1;
@@ -591,9 +592,19 @@ __noinline int st_ra_kind(__u64 ra)
 	return v.flags & ST_VM_EXEC ? ST_RA_CODE : ST_RA_NO_CODE;
 }
 
-/* A return address read on a stack just switched to must be code, or the switch was garbage. */
-static __always_inline bool st_ra_is_code(__u64 ra)
+/*
+ * A return address read on a stack just switched to must be code, or the
+ * switch was garbage. An address in an executable mapping user space
+ * described (st_uprocs: the walk runs in the task) is code without asking
+ * the task's mappings: at a perf sample or a switch-out the switch's own
+ * lookup was likely the one bpf_find_vma() answers there (st_ra_kind()).
+ */
+static __always_inline bool st_ra_is_code(struct st_uwalk_state *st, __u64 ra)
 {
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+
+	if (st_search_map(st, bpf_map_lookup_elem(&st_uprocs, &pid), ra))
+		return true;
 	return st_ra_kind(ra) == ST_RA_CODE;
 }
 
@@ -629,7 +640,7 @@ static __always_inline int st_to_caller(struct st_uwalk_state *st, __u64 cfa, __
 {
 	if (st->tramp && ra == st->tramp)
 		ra = st_uretprobe_ra(st, ra);
-	if (st->switched && ra && !st_ra_is_code(ra))
+	if (st->switched && ra && !st_ra_is_code(st, ra))
 		return st_ustop(st, ST_USTOP_BAD_RA);
 	st->sp = cfa;
 	st->bp = bp;
