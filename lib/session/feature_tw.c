@@ -82,10 +82,10 @@ static struct {
 	bool probed;
 	bool k_read; /* k read from the kernel's BTF */
 	struct tw_kernel k;
-	enum feature_tw_form form;
-	char form_why[200];
+	enum feature_tw_form form; /* the first form that loads; that works, if one does */
+	char form_why[400];
 	int result[FEATURE_PROG_MAX]; /* 0 or -errno, once probed */
-	char why[FEATURE_PROG_MAX][240];
+	char why[FEATURE_PROG_MAX][400];
 } tw;
 
 const char *feature_prog_name(enum feature_prog p)
@@ -318,26 +318,44 @@ int feature_prog_opts(enum feature_prog p, enum bpf_prog_type *type,
 	return 0;
 }
 
-/* The sleepable SYSCALL probe, run: does @form's request work at all here? */
+/*
+ * Test runs of the SYSCALL probe before a refusal is believed. The request
+ * takes its context from the BPF memory allocator's per-CPU cache, refilled
+ * by an irq_work: right after boot (a kernel in qemu) the first request can
+ * answer -ENOMEM while the next ones succeed.
+ */
+#define TW_RUNS 3
+
+/*
+ * The sleepable SYSCALL probe, loaded and run: does @form's request work at
+ * all here? @loaded: whether it loaded (the kernel resolved the kfunc in
+ * this form and took its arguments). Return: 0, or -errno with the reason
+ * in @why.
+ */
 static int tw__try_form(enum feature_tw_form form, int map, const struct tw_btf *pb, char *why,
-			size_t len)
+			size_t len, bool *loaded)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, run);
-	int fd = tw__load(FEATURE_PROG_SYSCALL, form, map, pb, why, len), err;
+	int fd = tw__load(FEATURE_PROG_SYSCALL, form, map, pb, why, len), err = 0, i;
 
+	*loaded = fd >= 0;
 	if (fd < 0)
 		return fd;
-	err = bpf_prog_test_run_opts(fd, &run);
+	for (i = 0; i < TW_RUNS; i++) {
+		if (i)
+			usleep(10000);
+		err = bpf_prog_test_run_opts(fd, &run);
+		if (err) {
+			snprintf(why, len, "its test run failed: %s", strerror(-err));
+			break;
+		}
+		err = (int)run.retval;
+		if (!err)
+			break;
+		snprintf(why, len, "the request answered %s, %d times", strerror(-err), i + 1);
+	}
 	close(fd);
-	if (err) {
-		snprintf(why, len, "its test run failed: %s", strerror(-err));
-		return err;
-	}
-	if ((int)run.retval) {
-		snprintf(why, len, "the request answered %s", strerror(-(int)run.retval));
-		return (int)run.retval;
-	}
-	return 0;
+	return err;
 }
 
 static int tw__map(const struct tw_btf *pb)
@@ -365,6 +383,15 @@ static void tw__probe_progs(enum feature_tw_form form, int map, const struct tw_
 	}
 }
 
+/* @form's refusal @why into tw.form_why: in place of what it said (@first), or after it. */
+static void tw__add_why(enum feature_tw_form form, const char *why, bool first)
+{
+	size_t n = first ? 0 : strlen(tw.form_why);
+
+	snprintf(tw.form_why + n, sizeof(tw.form_why) - n, "%s%s: %s", n ? "; " : "",
+		 feature_tw_form_name(form), why);
+}
+
 /* Every answer at once: one BTF, one map, a program a form and a type. */
 static void tw__probe(void)
 {
@@ -386,13 +413,20 @@ static void tw__probe(void)
 				 strerror(-map));
 	}
 	for (i = 0; map >= 0 && i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char why[200] = "";
+		bool loaded;
+
 		if (tw.k.kfunc[forms[i]] < 0)
 			continue;
-		err = tw__try_form(forms[i], map, &pb, tw.form_why, sizeof(tw.form_why));
+		err = tw__try_form(forms[i], map, &pb, why, sizeof(why), &loaded);
+		if (loaded && tw.form == FEATURE_TW_NONE)
+			tw.form = forms[i]; /* the object to open, even if no request works */
 		if (!err) {
 			tw.form = forms[i];
 			break;
 		}
+		/* Each form's refusal, the first one's first. */
+		tw__add_why(forms[i], why, i == 0 || tw.k.kfunc[forms[0]] < 0);
 	}
 	tw.result[FEATURE_PROG_SYSCALL] = err;
 	if (!err)

@@ -70,9 +70,11 @@ int feature_task_work(enum feature_prog p, char *why, size_t len);
 int feature_task_work_from(unsigned progs, char *why, size_t len);
 
 /**
- * feature_task_work_form() - the kfunc form the probes found working.
+ * feature_task_work_form() - the kfunc form the BPF objects are opened in:
+ * the one whose request works, else the first the kernel resolves (a load
+ * then fails on no extern, whether or not a request would work).
  *
- * Return: FEATURE_TW_NONE when there is none.
+ * Return: FEATURE_TW_NONE when the kernel resolves neither.
  */
 enum feature_tw_form feature_task_work_form(void);
 

@@ -154,6 +154,26 @@ static int prepare__tracefs(void)
  * probe: can a one-entry map be created with the limit at 0? If only with
  * the limit restored, the kernel charges it, and the limit is raised.
  */
+/*
+ * A one-element map made by the bpf() system call itself: libbpf's
+ * bpf_map_create() raises RLIMIT_MEMLOCK to infinity on its first call
+ * where the kernel charges maps to it, and never again, so a probe through
+ * it would find the limit raised, pass, and put back the old one for the
+ * real maps to fail on (seen on 5.10: "failed to create: Operation not
+ * permitted", ulimit -l 64 KiB).
+ */
+static int prepare__raw_map(void)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_ARRAY;
+	attr.key_size = 4;
+	attr.value_size = 4;
+	attr.max_entries = 1;
+	return (int)syscall(__NR_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+}
+
 static int prepare__memlock(void)
 {
 	struct rlimit old, zero, inf = { RLIM_INFINITY, RLIM_INFINITY };
@@ -164,7 +184,7 @@ static int prepare__memlock(void)
 	zero = (struct rlimit){ 0, old.rlim_max };
 	if (setrlimit(RLIMIT_MEMLOCK, &zero))
 		return 0;
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "st_memlock", 4, 4, 1, NULL);
+	fd = prepare__raw_map();
 	err = fd < 0 ? -errno : 0;
 	setrlimit(RLIMIT_MEMLOCK, &old);
 	if (fd >= 0) {

@@ -34,7 +34,7 @@ static const struct argp ft_argp = { NULL, NULL, NULL, ft_doc, NULL, NULL, NULL 
 
 static void ft__line(const char *what, bool ok, const char *why)
 {
-	printf("  %-34s %s%s%s\n", what, ok ? "yes" : "no", ok || !why[0] ? "" : ": ",
+	printf("  %-36s %s%s%s\n", what, ok ? "yes" : "no", ok || !why[0] ? "" : ": ",
 	       ok ? "" : why);
 }
 
@@ -70,8 +70,8 @@ static void ft__kernel(void)
 		 "bpf_iter_task_vma_* not in the kernel's BTF");
 	ok = !feature_task_work(FEATURE_PROG_SYSCALL, why, sizeof(why));
 	ft__line("task_work kfunc", ok, why);
-	if (ok)
-		printf("  %-34s %s\n", "task_work kfunc form",
+	if (feature_task_work_form() != FEATURE_TW_NONE)
+		printf("  %-36s %s\n", "task_work kfunc form (object built for)",
 		       feature_tw_form_name(feature_task_work_form()));
 	for (p = FEATURE_PROG_SYSCALL + 1; p < FEATURE_PROG_MAX; p++) {
 		char what[64];
