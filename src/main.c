@@ -24,7 +24,7 @@ static const struct command commands[] = {
 	{ "offcpu", offcpu_main, "sum blocked time by kernel and user stack (like offcputime)" },
 	{ "record", record_main, "run one of the above and write a recording of it" },
 	{ "report", report_main, "print a recording as the recorded command printed it" },
-	{ "features", features_main, "what this kernel offers stack capture, and what each command uses" },
+	{ "features", features_main, "what this kernel offers, and what each command uses" },
 	{ "unwind-table", unwind_table_main, "print the compact unwind table of an ELF file, or one row" },
 };
 

@@ -49,6 +49,27 @@ skip() {
 	echo "    skip $1 ($2)"
 }
 
+# has_feature WHAT: `stacktap features` says yes to WHAT ("task_work from perf_event",
+# "VMA iterator kfuncs (met filter)", ...): what this kernel lets the commands use. Asked
+# once per script.
+has_feature() {
+	[ -s "$TMP/features" ] || "$ST" features > "$TMP/features" 2>&1
+	grep -qE "^  $(printf '%s' "$1" | sed 's/[][().*+?^$|]/\\&/g') +yes" "$TMP/features"
+}
+
+# needs_feature NAME WHAT: true when the kernel has WHAT; else NAME is a skip (with the
+# kernel's reason) and false. For cases of a mechanism this kernel refuses: the kernel
+# matrix (tests/kernels) runs them on kernels that have it.
+needs_feature() {
+	has_feature "$2" && return 0
+	skip "$1" "$(grep -E "^  $(printf '%s' "$2" | sed 's/[][().*+?^$|]/\\&/g') " "$TMP/features" |
+		sed 's/^  //; s/  */ /g' | cut -c1-160)"
+	return 1
+}
+
+# The line a command prints when its user stacks cannot be deferred here (lib/session/cli.c).
+NOT_DEFERRED='^stacktap: user stacks taken at the event, not deferred'
+
 # expect_eq NAME GOT WANT
 expect_eq() {
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got:  $2" "want: $3"; fi

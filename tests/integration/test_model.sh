@@ -90,4 +90,8 @@ sleep 0.3
 kill -INT "$SPID"; wait "$SPID"
 blocks_with "$TMP/reexec.out" 'hop' > "$TMP/reexec.got"
 stack_block execve hop main $LIBC_START 30 > "$TMP/reexec.want"
-expect_file_eq exec-after-exec "$TMP/reexec.got" "$TMP/reexec.want"
+# The description at the exec is the met filter's (bpf/met.bpf.h), on where a tracepoint may
+# schedule a task_work; without it the first exec's frames are read from /proc too late.
+if needs_feature exec-after-exec "task_work from tracepoint"; then
+	expect_file_eq exec-after-exec "$TMP/reexec.got" "$TMP/reexec.want"
+fi

@@ -25,10 +25,12 @@ static const char ft_doc[] =
 	"would use the feature, as the commands do at their start. Needs root.\n"
 	"\v"
 	"EXAMPLES:\n"
-	"    stacktap features\n"
-	"        every feature, then every command's choices\n"
-	"    STACKTAP_TEST_NO_TASK_WORK=1 stacktap features\n"
-	"        as a kernel without task_work would answer (the tests' fallback switch)\n";
+	"    stacktap features > \"features.$(uname -r)\"\n"
+	"        every feature, then every command's choices, kept to compare kernels\n"
+	"    stacktap features | grep 'task_work from'\n"
+	"        from which program types user stacks can be deferred here\n"
+	"    stacktap features | grep ' no: '\n"
+	"        what this kernel refuses, each with its reason\n";
 
 static const struct argp ft_argp = { NULL, NULL, NULL, ft_doc, NULL, NULL, NULL };
 
