@@ -60,7 +60,14 @@ static __always_inline __u32 st_kframes(long bytes, __u32 max, struct st_event *
 	return n;
 }
 
-static __always_inline __u32 st_capture_kernel(void *ctx, struct st_scratch *s)
+/* Where an event was taken, as the capture needs to know. */
+enum st_at {
+	ST_AT_EVENT,      /* any event: its ctx says where the task was */
+	ST_AT_ENTRY,      /* a uprobe at a function's first instruction (st_walk_user()) */
+	ST_AT_TRACEPOINT, /* a tracepoint: always in the kernel, whatever registers it hands over */
+};
+
+static __always_inline __u32 st_capture_kernel(void *ctx, struct st_scratch *s, enum st_at at)
 {
 	long bytes;
 
@@ -68,6 +75,18 @@ static __always_inline __u32 st_capture_kernel(void *ctx, struct st_scratch *s)
 		return 0;
 	bytes = bpf_get_stack(ctx, s->ips, (st_cfg.kdepth_max + 1) * 8,
 			      st_cfg.kskip & BPF_F_SKIP_FIELD_MASK);
+	/*
+	 * None at a tracepoint, which fires in the kernel: the kernel handed
+	 * the program the task's user registers (6.1's system call
+	 * tracepoints), so bpf_get_stack() had no kernel part to walk. The
+	 * task's own kernel stack, walked from here, has it, under this
+	 * program's frames, which the symbolizer leaves out
+	 * (event_frames__trim_plumbing()).
+	 */
+	if (!bytes && at == ST_AT_TRACEPOINT)
+		bytes = bpf_get_task_stack(bpf_get_current_task_btf(), s->ips,
+					   (st_cfg.kdepth_max + 1) * 8,
+					   st_cfg.kskip & BPF_F_SKIP_FIELD_MASK);
 	return st_kframes(bytes, st_cfg.kdepth_max, &s->ev);
 }
 
@@ -223,11 +242,11 @@ static __always_inline void st_comm(char *comm)
 
 /*
  * The capture behind st_capture_stacks() and st_capture(); @stamp: read the
- * clock now; @at_entry: at a function's first instruction (st_walk_user()).
+ * clock now; @at: where the event was taken.
  */
 static __always_inline struct st_scratch *st_capture_begin(void *ctx, __u32 probe_id,
 							   __u64 weight, bool stamp,
-							   bool at_entry)
+							   enum st_at at)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, tid = (__u32)id, cpu = bpf_get_smp_processor_id();
@@ -258,10 +277,10 @@ static __always_inline struct st_scratch *st_capture_begin(void *ctx, __u32 prob
 	s->ev.ustop = ST_USTOP_NONE;
 	s->want_copy = 0;
 	s->check_bytes = 0;
-	s->at_entry = at_entry;
+	s->at_entry = at == ST_AT_ENTRY;
 	s->uhash_ok = 0;
 	st_comm(s->ev.comm);
-	kd = st_capture_kernel(ctx, s);
+	kd = st_capture_kernel(ctx, s, at);
 	s->ev.udepth = st_capture_ustack(ctx, s, kd);
 	s->ev.kdepth = kd;
 	return s;
@@ -280,7 +299,7 @@ static __always_inline struct st_scratch *st_capture_begin(void *ctx, __u32 prob
 static __always_inline struct st_scratch *st_capture_stacks(void *ctx, __u32 probe_id,
 							    __u64 weight)
 {
-	return st_capture_begin(ctx, probe_id, weight, true, false);
+	return st_capture_begin(ctx, probe_id, weight, true, ST_AT_EVENT);
 }
 
 /* Sends @s's record, its frames and @copy bytes of stack. Return: 0, or -errno (no room). */
@@ -353,13 +372,12 @@ static __always_inline void st_capture_send(struct st_scratch *s)
 	s->busy = 0;
 }
 
-/* st_capture() and st_capture_at_entry(). */
+/* st_capture(), st_capture_at_entry() and st_capture_tp(). */
 static __always_inline int st_capture_event(void *ctx, __u32 probe_id, __u64 weight,
-					    bool at_entry)
+					    enum st_at at)
 {
 	/* Counted in the kernel, an event needs no time: the clock only when it is sent. */
-	struct st_scratch *s = st_capture_begin(ctx, probe_id, weight, !st_agg_lazy_clock(),
-						at_entry);
+	struct st_scratch *s = st_capture_begin(ctx, probe_id, weight, !st_agg_lazy_clock(), at);
 
 	if (s)
 		st_capture_send(s);
@@ -369,7 +387,13 @@ static __always_inline int st_capture_event(void *ctx, __u32 probe_id, __u64 wei
 /* st_capture() - capture the current event's stacks and send (or count) them. */
 static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
 {
-	return st_capture_event(ctx, probe_id, weight, false);
+	return st_capture_event(ctx, probe_id, weight, ST_AT_EVENT);
+}
+
+/* st_capture_tp() - st_capture() for a tracepoint program: the event is in the kernel. */
+static __always_inline int st_capture_tp(void *ctx, __u32 probe_id, __u64 weight)
+{
+	return st_capture_event(ctx, probe_id, weight, ST_AT_TRACEPOINT);
 }
 
 /*
@@ -378,7 +402,7 @@ static __always_inline int st_capture(void *ctx, __u32 probe_id, __u64 weight)
  */
 static __always_inline int st_capture_at_entry(void *ctx, __u32 probe_id, __u64 weight)
 {
-	return st_capture_event(ctx, probe_id, weight, true);
+	return st_capture_event(ctx, probe_id, weight, ST_AT_ENTRY);
 }
 
 #endif

@@ -217,9 +217,41 @@ int event_frames__add_inline(struct event_frames *ef, const struct report_frame 
 /* A tracepoint's iterator: the probe's machinery, above the code that hit the tracepoint. */
 #define TRACEITER_PREFIX "__traceiter_"
 
-void event_frames__trim_plumbing(struct event_frames *ef)
+/*
+ * Where the kernel stack was walked from inside the BPF program (a
+ * tracepoint that handed over user registers: bpf/capture.bpf.h), the
+ * program's own frames and the calls that ran it lead the stack. Frames a
+ * leading bpf_prog_* frame says are plumbing; the last of them ends it.
+ */
+static const char *const bpf_plumbing[] = { "__bpf_get_stack", "bpf_get_task_stack", "bpf_prog_",
+					     "trace_call_bpf", "perf_call_bpf_enter" };
+
+static bool trim__is_bpf_plumbing(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof(bpf_plumbing) / sizeof(bpf_plumbing[0]); i++)
+		if (!strncmp(name, bpf_plumbing[i], strlen(bpf_plumbing[i])))
+			return true;
+	return false;
+}
+
+/* Return: how many leading frames are the BPF program's plumbing (0 without a bpf_prog_ frame). */
+static size_t trim__bpf_frames(const struct event_frames *ef)
 {
 	size_t k = 0;
+	bool prog = false;
+
+	while (k < ef->nk && trim__is_bpf_plumbing(ef->v[k].name)) {
+		prog |= !strncmp(ef->v[k].name, "bpf_prog_", 9);
+		k++;
+	}
+	return prog ? k : 0;
+}
+
+void event_frames__trim_plumbing(struct event_frames *ef)
+{
+	size_t k = trim__bpf_frames(ef);
 
 	while (k < ef->nk && ef->v[k].name &&
 	       !strncmp(ef->v[k].name, TRACEITER_PREFIX, sizeof(TRACEITER_PREFIX) - 1))

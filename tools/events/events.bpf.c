@@ -18,7 +18,7 @@ char LICENSE[] SEC("license") = "GPL";
 SEC("tracepoint")
 int st_tracepoint(void *ctx)
 {
-	return st_capture(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
+	return st_capture_tp(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
 }
 
 /* u:PATH:SYMBOL is a function's first instruction: a symbol is a function (lib/elf/symtab.c). */
