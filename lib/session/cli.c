@@ -410,8 +410,8 @@ bool st_common_opts__met_filter(const struct st_common_opts *o)
 		return false;
 	if (feature_task_work_from(o->progs, tw, sizeof(tw)))
 		snprintf(why, sizeof(why), "no task_work from %s", tw);
-	else if (!feature_vma_iter())
-		snprintf(why, sizeof(why), "the kernel has no bpf_iter_task_vma kfuncs");
+	else if (!feature_vma_iter(tw, sizeof(tw)))
+		snprintf(why, sizeof(why), "no VMA iterator: %s", tw);
 	if (!why[0])
 		return true;
 	if (!said && (o->addrs || o->debug))

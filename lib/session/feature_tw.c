@@ -65,11 +65,14 @@ static const struct tw_prog tw_progs[FEATURE_PROG_MAX] = {
 	[FEATURE_PROG_UPROBE_S] = { "uprobe.s", BPF_PROG_TYPE_KPROBE, 0, true },
 };
 
+/* The VMA iterator's kfuncs, as tw_kernel.vma_iter[] holds their BTF ids. */
+enum { TW_VMA_NEW, TW_VMA_NEXT, TW_VMA_DESTROY, TW_VMA_KFUNCS };
+
 /* What the kernel's BTF says, read once. */
 struct tw_kernel {
-	int kfunc[FEATURE_TW_FORMS]; /* BTF id of each form's kfunc, or -1 */
-	int tp_btf_target;           /* btf_trace_sched_switch: tp_btf's attach point */
-	bool vma_iter;
+	int kfunc[FEATURE_TW_FORMS];    /* BTF id of each form's kfunc, or -1 */
+	int tp_btf_target;              /* btf_trace_sched_switch: tp_btf's attach point */
+	int vma_iter[TW_VMA_KFUNCS];    /* bpf_iter_task_vma_new/_next/_destroy, or -1 */
 };
 
 /* The probe's own BTF: the map value's struct bpf_task_work and two functions' types. */
@@ -127,8 +130,9 @@ static struct btf *tw__vmlinux_btf(void)
 
 static void tw__read_kernel(struct tw_kernel *k)
 {
-	static const char *const vma_kfuncs[] = { "bpf_iter_task_vma_new", "bpf_iter_task_vma_next",
-						   "bpf_iter_task_vma_destroy" };
+	static const char *const vma_kfuncs[TW_VMA_KFUNCS] = { "bpf_iter_task_vma_new",
+								"bpf_iter_task_vma_next",
+								"bpf_iter_task_vma_destroy" };
 	struct btf *vm = tw__vmlinux_btf();
 	size_t i;
 
@@ -136,7 +140,8 @@ static void tw__read_kernel(struct tw_kernel *k)
 	k->kfunc[FEATURE_TW_4ARG] = -1;
 	k->kfunc[FEATURE_TW_IMPL] = -1;
 	k->tp_btf_target = -1;
-	k->vma_iter = false;
+	for (i = 0; i < TW_VMA_KFUNCS; i++)
+		k->vma_iter[i] = -1;
 	if (!vm)
 		return;
 	k->kfunc[FEATURE_TW_4ARG] = btf__find_by_name_kind(vm, "bpf_task_work_schedule_resume",
@@ -144,10 +149,8 @@ static void tw__read_kernel(struct tw_kernel *k)
 	k->kfunc[FEATURE_TW_IMPL] = btf__find_by_name_kind(
 		vm, "bpf_task_work_schedule_resume_impl", BTF_KIND_FUNC);
 	k->tp_btf_target = btf__find_by_name_kind(vm, "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
-	k->vma_iter = true;
-	for (i = 0; i < sizeof(vma_kfuncs) / sizeof(vma_kfuncs[0]); i++)
-		if (btf__find_by_name_kind(vm, vma_kfuncs[i], BTF_KIND_FUNC) < 0)
-			k->vma_iter = false;
+	for (i = 0; i < TW_VMA_KFUNCS; i++)
+		k->vma_iter[i] = btf__find_by_name_kind(vm, vma_kfuncs[i], BTF_KIND_FUNC);
 	btf__free(vm);
 }
 
@@ -501,8 +504,65 @@ int feature_task_work_from(unsigned progs, char *why, size_t len)
 	return 0;
 }
 
-bool feature_vma_iter(void)
+/*
+ * The VMA iterator, open-coded as the met filter uses it (bpf/met.bpf.h): a
+ * tracepoint program that starts one over the current task, takes one VMA
+ * and ends it. Return: its fd, or -errno with the verifier's words in @why.
+ */
+static int tw__load_vma_iter(char *why, size_t len)
 {
-	tw__ensure();
-	return tw.k.vma_iter;
+	const int *id = tw.k.vma_iter;
+	const struct bpf_insn insns[] = {
+		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_current_task_btf),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_0, 0, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_10, 0, 0),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_1, 0, 0, -8),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_3, 0, 0, 0),
+		INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, id[TW_VMA_NEW]),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_10, 0, 0),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_1, 0, 0, -8),
+		INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, id[TW_VMA_NEXT]),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_10, 0, 0),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_1, 0, 0, -8),
+		INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, id[TW_VMA_DESTROY]),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0),
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+	char log[4096] = "";
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log),
+		    .log_level = 1);
+	int fd, i;
+
+	for (i = 0; i < TW_VMA_KFUNCS; i++)
+		if (id[i] < 0) {
+			snprintf(why, len, "the kernel has no bpf_iter_task_vma kfuncs");
+			return -EOPNOTSUPP;
+		}
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "st_probe_vma", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), &po);
+	if (fd >= 0)
+		return fd;
+	fd = -errno;
+	feature_verifier_words(log, why, len);
+	if (!why[0])
+		snprintf(why, len, "%s", strerror(-fd));
+	return fd;
+}
+
+bool feature_vma_iter(char *why, size_t len)
+{
+	static int result = 1; /* 1: not probed yet */
+	static char reason[240];
+	int fd;
+
+	if (result == 1) {
+		tw__kernel();
+		fd = tw__load_vma_iter(reason, sizeof(reason));
+		result = fd < 0 ? fd : 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (why && len)
+		snprintf(why, len, "%s", result ? reason : "");
+	return !result;
 }

@@ -85,14 +85,16 @@ const char *feature_tw_form_name(enum feature_tw_form f);
 const char *feature_prog_name(enum feature_prog p);
 
 /**
- * feature_vma_iter() - has the kernel the open-coded VMA iterator kfuncs
- * (bpf_iter_task_vma_new/_next/_destroy), which the met filter describes a
- * process with (bpf/met.bpf.h)? Read from the kernel's BTF with the
- * task_work probes.
+ * feature_vma_iter() - may a tracepoint program walk the current task's
+ * mappings with the open-coded VMA iterator (bpf_iter_task_vma_new/_next/
+ * _destroy), as the met filter describes a process (bpf/met.bpf.h)?
+ * Probed once, by loading such a program.
+ * @why: the reason when not (may be NULL)
+ * @len: its size
  *
- * Return: true when it has.
+ * Return: true when it may.
  */
-bool feature_vma_iter(void);
+bool feature_vma_iter(char *why, size_t len);
 
 /** feature_helper() - Return: whether programs of @type may call @helper here. */
 bool feature_helper(enum bpf_prog_type type, enum bpf_func_id helper);

@@ -68,8 +68,8 @@ static void ft__kernel(void)
 	ft__line("tp_btf programs (offcpu)", ok, why);
 	ok = !feature_prog_loads(FEATURE_PROG_UPROBE_S, why, sizeof(why));
 	ft__line("sleepable uprobes (uprobe.s)", ok, why);
-	ft__line("VMA iterator kfuncs (met filter)", feature_vma_iter(),
-		 "bpf_iter_task_vma_* not in the kernel's BTF");
+	ok = feature_vma_iter(why, sizeof(why));
+	ft__line("VMA iterator kfuncs (met filter)", ok, why);
 	ok = !feature_task_work(FEATURE_PROG_SYSCALL, why, sizeof(why));
 	ft__line("task_work kfunc", ok, why);
 	if (feature_task_work_form() != FEATURE_TW_NONE)
@@ -99,7 +99,7 @@ static void ft__command(const char *name, unsigned progs, bool sync_default)
 
 	printf("  %-36s user stacks %s; walk cache %s; met filter %s\n", name, mode,
 	       feature_task_storage(NULL, 0) ? "on" : "off",
-	       deferred && feature_vma_iter() ? "on" : "off");
+	       deferred && feature_vma_iter(NULL, 0) ? "on" : "off");
 }
 
 int features_main(int argc, char **argv)
