@@ -27,7 +27,7 @@
 # a failing command is what a check reports, not a reason to stop the rest.
 set -u
 
-CHECKS="features demo count-tp count-uprobe snoop profile offcpu record"
+CHECKS="features demo count-tp count-uprobe snoop profile profile-sync offcpu offcpu-sync record"
 WORKLOADS="chain_fp busy_fp busy_nofp offcpu_fp"
 # One stacktap run, and one whole check (a run, maybe a --debug rerun, the
 # workload), at most: TCG is slow, and the BPF verifier runs under it.
@@ -38,6 +38,8 @@ LIBC_START="__libc_start_call_main __libc_start_main _start"
 CHAIN_USER="leaf c b a main $LIBC_START"
 BUSY_TOP="spin b3 b2 b1 main $LIBC_START"
 NAP_CHAIN="offcpu_fp;_start;__libc_start_main;__libc_start_call_main;main;run_sleep;s1;s2;s3;nap;now_ns"
+# The one line a command prints when its user stacks are not deferred (lib/session/cli.c).
+NOT_DEFERRED='^stacktap: user stacks taken at the event, not deferred'
 
 # result CHECK PASS|FAIL DETAIL...: the machine-readable line of CHECK.
 result() {
@@ -255,35 +257,73 @@ check_snoop() {
 # profile: busy_fp sampled at 199 Hz: 95% of the samples hold the chain
 # down to main uncut (test_profile.sh's rule) and the most frequent stack is
 # the whole chain to spin.
-check_profile() {
+# user_mode NAME PROG: how run NAME took its user stacks, "deferred" or "at-event", and
+# whether that is what it should be (MODE_OK 1): at the event exactly where the tests'
+# switch forces it (STACKTAP_TEST_NO_TASK_WORK=1) or the kernel refuses a task_work from
+# PROG programs, said in one line; deferred elsewhere, unsaid.
+user_mode() {
+	said=$(grep -c "$NOT_DEFERRED" "$TMPD/$1.err")
+	want=1
+	[ -z "${STACKTAP_TEST_NO_TASK_WORK:-}" ] &&
+		"$ST" features 2> /dev/null | grep -qE "^  task_work from $2 +yes" && want=0
+	MODE=deferred
+	[ "$said" = 0 ] || MODE=at-event
+	MODE_OK=0
+	[ "$said" = "$want" ] && MODE_OK=1
+}
+
+# profile (check $c): busy_fp sampled at 199 Hz, 95% of it on its chain.
+profile_check() {
 	set -- profile @D@ -F 199 -f -a -p @PID@
-	traced profile "$W/busy_fp" 1 -- "$@"
-	total=$(awk '{s += $NF} END {print s + 0}' "$TMPD/profile.out")
+	traced "$c" "$W/busy_fp" 1 -- "$@"
+	total=$(awk '{s += $NF} END {print s + 0}' "$TMPD/$c.out")
 	chain=$(awk '/;main;b1(;b2(;b3(;spin)?)?)?(;[^;]*_\[k\])* [0-9]+$/ {s += $NF} END {print s + 0}' \
-		"$TMPD/profile.out")
-	top=$(sort -k2 -n "$TMPD/profile.out" | tail -n 1)
+		"$TMPD/$c.out")
+	top=$(sort -k2 -n "$TMPD/$c.out" | tail -n 1)
+	user_mode "$c" perf_event
 	ok=0
 	[ "$RC" = 0 ] && [ "$total" -ge 20 ] && [ $((chain * 100)) -ge $((total * 95)) ] &&
 		[ "${top% *}" = "busy_fp;_start;__libc_start_main;__libc_start_call_main;main;b1;b2;b3;spin" ] &&
-		ok=1
-	finish profile profile $ok "exit $RC, $chain of $total samples in the chain, top: ${top:-none}" "$@"
+		[ "$MODE_OK" = 1 ] && ok=1
+	finish "$c" "$c" $ok "exit $RC, user stacks $MODE, $chain of $total samples in the chain, top: ${top:-none}" "$@"
+}
+
+check_profile() { c=profile; profile_check; }
+
+# profile-sync: the same with the fallback forced where the kernel would defer.
+check_profile_sync() {
+	c=profile-sync
+	STACKTAP_TEST_NO_TASK_WORK=1
+	export STACKTAP_TEST_NO_TASK_WORK
+	profile_check
 }
 
 # offcpu: 20 naps of 5 ms in main -> s1 -> s2 -> s3 -> nap: one line for
 # the chain (run_sleep and now_ns are DWARF inline frames), its time within
 # 10% of what the workload measured.
-check_offcpu() {
+offcpu_check() {
 	set -- offcpu @D@ -f -U -p @PID@
-	traced offcpu "$W/offcpu_fp" sleep 20 5 -- "$@"
+	traced "$c" "$W/offcpu_fp" sleep 20 5 -- "$@"
 	got=$(awk -v c="$NAP_CHAIN" '{w = $NF; $NF = ""; sub(/ $/, ""); if ($0 == c) print w}' \
-		"$TMPD/offcpu.out")
-	lines=$(grep -c ';nap;now_ns ' "$TMPD/offcpu.out")
-	want=$(awk '$1 == "slept_ns" {print int($2 / 1000)}' "$TMPD/offcpu.w")
+		"$TMPD/$c.out")
+	lines=$(grep -c ';nap;now_ns ' "$TMPD/$c.out")
+	want=$(awk '$1 == "slept_ns" {print int($2 / 1000)}' "$TMPD/$c.w")
+	user_mode "$c" tp_btf
 	ok=0
-	[ "$RC" = 0 ] && [ "$lines" = 1 ] && [ -n "$got" ] && [ -n "$want" ] &&
+	[ "$RC" = 0 ] && [ "$lines" = 1 ] && [ -n "$got" ] && [ -n "$want" ] && [ "$MODE_OK" = 1 ] &&
 		awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d * 10 <= w) }' &&
 		ok=1
-	finish offcpu offcpu $ok "exit $RC, $lines nap lines, ${got:-no} us of ${want:-?} us slept: $(head -n 3 "$TMPD/offcpu.out" | tr '\n' '/')" "$@"
+	finish "$c" "$c" $ok "exit $RC, user stacks $MODE, $lines nap lines, ${got:-no} us of ${want:-?} us slept: $(head -n 3 "$TMPD/$c.out" | tr '\n' '/')" "$@"
+}
+
+check_offcpu() { c=offcpu; offcpu_check; }
+
+# offcpu-sync: the same with the fallback forced where the kernel would defer.
+check_offcpu_sync() {
+	c=offcpu-sync
+	STACKTAP_TEST_NO_TASK_WORK=1
+	export STACKTAP_TEST_NO_TASK_WORK
+	offcpu_check
 }
 
 # record: `record --print` of count at the getppid tracepoint: the live
