@@ -443,16 +443,13 @@ static void tw__ensure(void)
 
 	if (tw.probed)
 		return;
-	if (fake && !strcmp(fake, "1")) {
-		tw.probed = true;
-		tw__kernel();
-		for (p = 0; p < FEATURE_PROG_MAX; p++) {
-			tw.result[p] = -EOPNOTSUPP;
-			snprintf(tw.why[p], sizeof(tw.why[p]), "%s=1", FEATURE_ENV_NO_TASK_WORK);
-		}
+	tw__probe(); /* also when faked: the object to open is the kernel's form */
+	if (!fake || strcmp(fake, "1"))
 		return;
+	for (p = 0; p < FEATURE_PROG_MAX; p++) {
+		tw.result[p] = -EOPNOTSUPP;
+		snprintf(tw.why[p], sizeof(tw.why[p]), "%s=1", FEATURE_ENV_NO_TASK_WORK);
 	}
-	tw__probe();
 }
 
 enum feature_tw_form feature_task_work_form(void)

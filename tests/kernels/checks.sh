@@ -263,13 +263,13 @@ check_snoop() {
 # PROG programs, said in one line; deferred elsewhere, unsaid.
 user_mode() {
 	said=$(grep -c "$NOT_DEFERRED" "$TMPD/$1.err")
-	want=1
+	want_said=1
 	[ -z "${STACKTAP_TEST_NO_TASK_WORK:-}" ] &&
-		"$ST" features 2> /dev/null | grep -qE "^  task_work from $2 +yes" && want=0
+		"$ST" features 2> /dev/null | grep -qE "^  task_work from $2 +yes" && want_said=0
 	MODE=deferred
 	[ "$said" = 0 ] || MODE=at-event
 	MODE_OK=0
-	[ "$said" = "$want" ] && MODE_OK=1
+	[ "$said" = "$want_said" ] && MODE_OK=1
 }
 
 # profile (check $c): busy_fp sampled at 199 Hz, 95% of it on its chain.

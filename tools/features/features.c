@@ -73,7 +73,7 @@ static void ft__kernel(void)
 	ok = !feature_task_work(FEATURE_PROG_SYSCALL, why, sizeof(why));
 	ft__line("task_work kfunc", ok, why);
 	if (feature_task_work_form() != FEATURE_TW_NONE)
-		printf("  %-36s %s\n", "task_work kfunc form (object built for)",
+		printf("  %-36s %s\n", "task_work kfunc form",
 		       feature_tw_form_name(feature_task_work_form()));
 	for (p = FEATURE_PROG_SYSCALL + 1; p < FEATURE_PROG_MAX; p++) {
 		char what[64];
