@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
@@ -495,13 +496,23 @@ static void cli__keep_words(const char *msg)
 
 static int cli__libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char msg[8192];
+	va_list again;
+	char *msg;
+	int n;
 
 	if (libbpf_debug)
 		return vfprintf(stderr, fmt, ap);
-	if (level == LIBBPF_WARN) {
-		vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (level != LIBBPF_WARN)
+		return 0;
+	/* Whole: a refused program's log ends in the words wanted, after megabytes of trace. */
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
+	msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (msg) {
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
 		cli__keep_words(msg);
+		free(msg);
 	}
 	return 0;
 }
