@@ -156,22 +156,14 @@ static __always_inline void st_proc_send_map(__u32 pid, __u64 addr)
 }
 #endif
 
-/* The binary and its interpreter, which the kernel mapped itself at the exec. */
-static __always_inline void st_proc_send_image(__u32 pid)
-{
-#ifndef ST_COMPAT
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-
-	st_proc_send_map(pid, BPF_CORE_READ(task, mm, start_code));
-	st_proc_send_map(pid, regs->ip);
-#endif
-}
-
 SEC("tracepoint/sched/sched_process_exec")
 int st_proc_exec(void *ctx)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+#ifndef ST_COMPAT
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs;
+#endif
 
 	if (!st_proc_wanted(pid))
 		return 0;
@@ -180,7 +172,12 @@ int st_proc_exec(void *ctx)
 	if (!st_met_heard(pid))
 		return 0;
 	st_proc_send(pid, ST_PROC_EXEC);
-	st_proc_send_image(pid);
+#ifndef ST_COMPAT
+	/* The kernel mapped the binary and its interpreter itself: describe both now. */
+	st_proc_send_map(pid, BPF_CORE_READ(task, mm, start_code));
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	st_proc_send_map(pid, regs->ip);
+#endif
 	return 0;
 }
 

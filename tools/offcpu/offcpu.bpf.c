@@ -113,6 +113,16 @@ static __always_inline bool offcpu__rescue(struct offcpu_block *b)
 	return r == ST_AGG_COUNTED;
 }
 
+/* The current task's time on the CPU so far. */
+static __always_inline __u64 offcpu__ran_ns(void)
+{
+#ifdef ST_COMPAT
+	return BPF_CORE_READ(st_compat_task(), se.sum_exec_runtime);
+#else
+	return bpf_get_current_task_btf()->se.sum_exec_runtime;
+#endif
+}
+
 /* The pending block of @next, or NULL. */
 static __always_inline struct offcpu_block *offcpu__pending(struct task_struct *next, __u32 tid)
 {
@@ -237,7 +247,7 @@ static __always_inline long offcpu__keep_by_task(struct st_scratch *s)
 		size = sizeof(s->ev);
 	else
 		b->agg_hash = 0;
-	b->ran_ns = BPF_CORE_READ(st_current_task(), se.sum_exec_runtime);
+	b->ran_ns = offcpu__ran_ns();
 	return bpf_probe_read_kernel(b, size, &s->ev);
 }
 
@@ -252,7 +262,7 @@ static __always_inline long offcpu__keep_by_tid(struct st_scratch *s)
 		return err;
 	b = bpf_map_lookup_elem(&offcpu_start, &tid);
 	if (b)
-		b->ran_ns = BPF_CORE_READ(st_current_task(), se.sum_exec_runtime);
+		b->ran_ns = offcpu__ran_ns();
 	return 0;
 }
 
