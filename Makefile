@@ -149,12 +149,19 @@ $(O)/bpf/%.compat.bpf.o: tools/$$*/$$*.bpf.c $(O)/vmlinux.h $(wildcard bpf/*.h) 
 # The BPF header library is a DAG whose every header compiles alone (bpf/state.bpf.h lists it):
 # each one is compiled by itself, as the only include of an object of its own.
 BPF_HDRS := $(wildcard bpf/*.bpf.h)
-BPF_HDR_CHECKS := $(patsubst bpf/%.bpf.h,$(O)/hdrcheck/%.o,$(BPF_HDRS))
+BPF_HDR_CHECKS := $(patsubst bpf/%.bpf.h,$(O)/hdrcheck/%.o,$(BPF_HDRS)) \
+		  $(patsubst bpf/%.bpf.h,$(O)/hdrcheck/%.compat.o,$(BPF_HDRS))
 
 $(O)/hdrcheck/%.o: bpf/%.bpf.h $(O)/vmlinux.h $(wildcard bpf/*.h)
 	$(call msg,HDRCHECK,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -x c -c $< -o $@
+
+# And so in the compat build (bpf/compat.bpf.h).
+$(O)/hdrcheck/%.compat.o: bpf/%.bpf.h $(O)/vmlinux.h $(wildcard bpf/*.h)
+	$(call msg,HDRCHECK,$< (compat))
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DST_COMPAT -x c -c $< -o $@
 
 bpf-headers: $(BPF_HDR_CHECKS)
 
