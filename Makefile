@@ -61,7 +61,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I. -I$(O) -Wall -Werror \
 TOOLS    := $(patsubst tools/%/,%,$(sort $(dir $(wildcard tools/*/*.c))))
 BPF_SRCS := $(wildcard tools/*/*.bpf.c)
 SKELS    := $(foreach s,$(BPF_SRCS),$(O)/skel/$(notdir $(s:.bpf.c=.skel.h)) \
-		$(O)/skel/$(notdir $(s:.bpf.c=.tw4.skel.h)))
+		$(O)/skel/$(notdir $(s:.bpf.c=.tw4.skel.h)) \
+		$(O)/skel/$(notdir $(s:.bpf.c=.compat.skel.h)))
 TOOL_SRCS := $(filter-out %.bpf.c,$(wildcard tools/*/*.c))
 LIB_SRCS := $(shell find lib -name '*.c' | sort)
 SRC_SRCS := $(wildcard src/*.c)
@@ -136,15 +137,31 @@ $(O)/bpf/%.tw4.bpf.o: tools/$$*/$$*.bpf.c $(O)/vmlinux.h $(wildcard bpf/*.h) $(w
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -DST_TW_4ARG -c $(filter %.bpf.c,$^) -o $@
 
+# The same object for kernels without bpf_loop() and the other helpers its
+# capture needs (5.10): the kernel's frame-pointer walk, nothing deferred,
+# nothing counted in the kernel (bpf/compat.bpf.h). Same maps, programs and
+# variables; user space opens it where the probe says so (skel_open.h).
+$(O)/bpf/%.compat.bpf.o: tools/$$*/$$*.bpf.c $(O)/vmlinux.h $(wildcard bpf/*.h) $(wildcard tools/*/*.h)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DST_COMPAT -c $(filter %.bpf.c,$^) -o $@
+
 # The BPF header library is a DAG whose every header compiles alone (bpf/state.bpf.h lists it):
 # each one is compiled by itself, as the only include of an object of its own.
 BPF_HDRS := $(wildcard bpf/*.bpf.h)
-BPF_HDR_CHECKS := $(patsubst bpf/%.bpf.h,$(O)/hdrcheck/%.o,$(BPF_HDRS))
+BPF_HDR_CHECKS := $(patsubst bpf/%.bpf.h,$(O)/hdrcheck/%.o,$(BPF_HDRS)) \
+		  $(patsubst bpf/%.bpf.h,$(O)/hdrcheck/%.compat.o,$(BPF_HDRS))
 
 $(O)/hdrcheck/%.o: bpf/%.bpf.h $(O)/vmlinux.h $(wildcard bpf/*.h)
 	$(call msg,HDRCHECK,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -x c -c $< -o $@
+
+# And so in the compat build (bpf/compat.bpf.h).
+$(O)/hdrcheck/%.compat.o: bpf/%.bpf.h $(O)/vmlinux.h $(wildcard bpf/*.h)
+	$(call msg,HDRCHECK,$< (compat))
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DST_COMPAT -x c -c $< -o $@
 
 bpf-headers: $(BPF_HDR_CHECKS)
 
@@ -152,6 +169,14 @@ $(O)/skel/%.tw4.skel.h: $(O)/bpf/%.tw4.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf_tw4 > $@
+
+# A skeleton serves both builds only where they agree on every map, program
+# and variable offset: everything but the ELF bytes must read the same.
+$(O)/skel/%.compat.skel.h: $(O)/bpf/%.compat.bpf.o $(O)/skel/%.skel.h
+	$(call msg,SKEL,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf_compat > $@
+	$(Q)tests/skel-shape.sh $(O)/skel/$*.skel.h $@ $(subst -,_,$*)_bpf
 
 $(O)/skel/%.skel.h: $(O)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
@@ -170,7 +195,7 @@ $(O)/obj/%.o: %.c $(HDRS) | $(SKELS)
 # every skeleton exists before any object is compiled).
 tool_objs = $(patsubst %.c,$(O)/obj/%.o,$(filter-out %.bpf.c,$(wildcard $(dir $(1))*.c)))
 $(foreach s,$(BPF_SRCS),$(eval $(call tool_objs,$(s)): $(O)/skel/$(notdir $(s:.bpf.c=.skel.h)) \
-	$(O)/skel/$(notdir $(s:.bpf.c=.tw4.skel.h))))
+	$(O)/skel/$(notdir $(s:.bpf.c=.tw4.skel.h)) $(O)/skel/$(notdir $(s:.bpf.c=.compat.skel.h))))
 
 $(O)/libstacktap.a: $(LIB_OBJS)
 	$(call msg,AR,$@)

@@ -425,6 +425,10 @@ static __always_inline bool st_agg_cut(struct st_event *ev)
 static __always_inline bool st_agg_eligible(const struct st_event *ev, bool want_copy,
 					    bool rescue)
 {
+	/* The compat build (bpf/compat.bpf.h) counts nothing: hash and compare loop by callback. */
+#ifdef ST_COMPAT
+	return false;
+#endif
 	if (!st_agg_cfg.on || st_cfg.copy_bytes || (ev->flags & ST_EV_UDEFERRED))
 		return false;
 	return rescue || !(want_copy || (ev->flags & (ST_EV_UNLOADED | ST_EV_UCOPY)));
@@ -585,6 +589,9 @@ static __always_inline bool st_agg_same_frames(const struct st_event *a,
 				 .stored = (const struct st_agg_stack *)b };
 	__u32 zero = 0, n = (__u32)a->kdepth + a->udepth;
 
+#ifdef ST_COMPAT
+	return false; /* as st_agg_eligible() */
+#endif
 	if (n > ST_AGG_FRAMES)
 		return false;
 	l.t = bpf_map_lookup_elem(&st_agg_tmp_map, &zero);

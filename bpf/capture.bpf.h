@@ -33,6 +33,7 @@
 /* Counting tools: events counted in the kernel instead of sent. */
 #include "bpf/aggregate.bpf.h"
 #include "bpf/met.bpf.h" /* st_met_meet(): a first event describes its process */
+#include "bpf/compat.bpf.h" /* the build for kernels without bpf_loop() (-DST_COMPAT) */
 
 /* The --unwind-check copy reaches this far above the walk's last sp (a saved rbp above a CFA). */
 #define ST_CHECK_SLACK 64
@@ -83,10 +84,12 @@ static __always_inline __u32 st_capture_kernel(void *ctx, struct st_scratch *s, 
 	 * program's frames, which the symbolizer leaves out
 	 * (event_frames__trim_plumbing()).
 	 */
+#ifndef ST_COMPAT /* bpf_get_task_stack() wants a BTF task pointer: 5.10 has none to give */
 	if (!bytes && at == ST_AT_TRACEPOINT)
 		bytes = bpf_get_task_stack(bpf_get_current_task_btf(), s->ips,
 					   (st_cfg.kdepth_max + 1) * 8,
 					   st_cfg.kskip & BPF_F_SKIP_FIELD_MASK);
+#endif
 	return st_kframes(bytes, st_cfg.kdepth_max, &s->ev);
 }
 
@@ -184,7 +187,23 @@ static __always_inline void st_walk_forget(struct st_scratch *s)
  * to one read and a compare; and a task switching out in a system call has
  * its stack pages resident nearly always.
  */
-static __always_inline __u32 st_capture_ustack(void *ctx, struct st_scratch *s, __u32 kd)
+#ifdef ST_COMPAT
+/* The compat build (bpf/compat.bpf.h): the kernel's frame-pointer walk, at the event. */
+static __always_inline __u32 st_capture_ustack(void *ctx, struct st_scratch *s, __u32 kd,
+						bool at_entry)
+{
+	if (!st_cfg.ustack || kd > ST_MAX_KSTACK)
+		return 0;
+	if (BPF_CORE_READ(st_compat_task(), flags) & ST_PF_KTHREAD) {
+		s->ev.flags |= ST_EV_KTHREAD;
+		return 0;
+	}
+	/* A constant: the verifier must not see a tracepoint read a uprobe's registers. */
+	return st_compat_ustack(ctx, &s->ips[kd], &s->ev, at_entry);
+}
+#else
+static __always_inline __u32 st_capture_ustack(void *ctx, struct st_scratch *s, __u32 kd,
+						bool at_entry)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 n;
@@ -208,6 +227,7 @@ static __always_inline __u32 st_capture_ustack(void *ctx, struct st_scratch *s, 
 	}
 	return n;
 }
+#endif
 
 /*
  * Stack bytes to copy into the record: all of --stack-copy-kb in copy mode;
@@ -231,6 +251,13 @@ static __always_inline __u32 st_copy_bytes(struct st_scratch *s)
  * read while a rename runs still make a terminated name. The helper
  * bpf_get_current_comm() cost ~50 ns an event for the same bytes.
  */
+#ifdef ST_COMPAT
+/* No BTF pointer to the task (bpf/compat.bpf.h): the helper it is. */
+static __always_inline void st_comm(char *comm)
+{
+	bpf_get_current_comm(comm, ST_COMM_LEN);
+}
+#else
 static __always_inline void st_comm(char *comm)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -239,6 +266,7 @@ static __always_inline void st_comm(char *comm)
 	dst[0] = src[0];
 	dst[1] = src[1];
 }
+#endif
 
 /*
  * The capture behind st_capture_stacks() and st_capture(); @stamp: read the
@@ -256,7 +284,9 @@ static __always_inline struct st_scratch *st_capture_begin(void *ctx, __u32 prob
 	if (!st_wanted(pid, tid, cpu))
 		return NULL;
 	st_stat_inc(ST_STAT_EVENTS);
+#ifndef ST_COMPAT
 	st_met_meet(pid);
+#endif
 	s = bpf_map_lookup_elem(&st_scratch_map, &cpu);
 	if (!s)
 		return NULL;
@@ -281,7 +311,7 @@ static __always_inline struct st_scratch *st_capture_begin(void *ctx, __u32 prob
 	s->uhash_ok = 0;
 	st_comm(s->ev.comm);
 	kd = st_capture_kernel(ctx, s, at);
-	s->ev.udepth = st_capture_ustack(ctx, s, kd);
+	s->ev.udepth = st_capture_ustack(ctx, s, kd, at == ST_AT_ENTRY);
 	s->ev.kdepth = kd;
 	return s;
 }
@@ -311,7 +341,11 @@ static __always_inline long st_capture_output(struct st_scratch *s, __u32 copy)
 
 	if (!s->ev.ts)
 		s->ev.ts = bpf_ktime_get_ns();
+#ifdef ST_COMPAT
+	size = sizeof(s->ev) + (__u64)n * 8; /* no stack copies: their loop is a callback */
+#else
 	size = sizeof(s->ev) + (__u64)n * 8 + st_capture_copy(s, n, copy);
+#endif
 	/* The bound must sit on the register that is used: keep clang from copying it. */
 	barrier_var(size);
 	if (size > sizeof(s->ev) + sizeof(s->ips) + sizeof(s->copy))
@@ -351,6 +385,16 @@ static __always_inline bool st_capture_late(struct st_scratch *s)
 	return st_agg_backlog() && !st_agg_ring_above(3) && !st_capture_output(s, 0);
 }
 
+/* Held for its kernel entry's deferred walk (bpf/defer_hold.bpf.h)? Never in the compat build. */
+static __always_inline bool st_capture_held(struct st_event *ev)
+{
+#ifdef ST_COMPAT
+	return false;
+#else
+	return (ev->flags & ST_EV_UDEFERRED) && st_defer_hold_event(ev);
+#endif
+}
+
 /*
  * st_capture_send() - count the record of @s in the kernel where it can be
  * (bpf/aggregate.bpf.h; a deferred one once its entry's user stack is
@@ -361,7 +405,7 @@ static __always_inline bool st_capture_late(struct st_scratch *s)
  */
 static __always_inline void st_capture_send(struct st_scratch *s)
 {
-	if (((s->ev.flags & ST_EV_UDEFERRED) && st_defer_hold_event(&s->ev)) ||
+	if (st_capture_held(&s->ev) ||
 	    st_agg_event_uhash(&s->ev, s->want_copy, s->uhash_ok, s->uhash)) {
 		s->busy = 0;
 		return;

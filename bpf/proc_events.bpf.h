@@ -18,6 +18,7 @@
 #include "bpf/aggregate.bpf.h" /* st_agg_mappings_changed(): counts of changed code kept apart */
 #include "bpf/proc_path.bpf.h"
 #include "bpf/met.bpf.h" /* st_met_heard(): records only for processes met */
+#include "bpf/compat.bpf.h"
 
 #ifndef ST_PROT_EXEC
 #define ST_PROT_EXEC 0x4 /* PROT_EXEC */
@@ -127,7 +128,17 @@ static long st_proc_vma_cb(struct task_struct *task, struct vm_area_struct *vma,
 	return 0;
 }
 
-/* Sends the file mapping that holds @addr in the current process, if any. */
+/*
+ * Sends the file mapping that holds @addr in the current process, if any.
+ * Not in the compat build (no bpf_find_vma(), bpf/compat.bpf.h): there user
+ * space reads /proc/PID/maps at the exec record (procs__exec()), and code a
+ * process maps later is not described.
+ */
+#ifdef ST_COMPAT
+static __always_inline void st_proc_send_map(__u32 pid, __u64 addr)
+{
+}
+#else
 static __always_inline void st_proc_send_map(__u32 pid, __u64 addr)
 {
 	__u32 zero = 0;
@@ -143,14 +154,16 @@ static __always_inline void st_proc_send_map(__u32 pid, __u64 addr)
 		st_proc_output(c.pe, st_proc_map_size(c.pe->ncomps));
 	}
 }
+#endif
 
 SEC("tracepoint/sched/sched_process_exec")
 int st_proc_exec(void *ctx)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
-
+#ifndef ST_COMPAT
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs;
+#endif
 
 	if (!st_proc_wanted(pid))
 		return 0;
@@ -159,10 +172,12 @@ int st_proc_exec(void *ctx)
 	if (!st_met_heard(pid))
 		return 0;
 	st_proc_send(pid, ST_PROC_EXEC);
+#ifndef ST_COMPAT
 	/* The kernel mapped the binary and its interpreter itself: describe both now. */
 	st_proc_send_map(pid, BPF_CORE_READ(task, mm, start_code));
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	st_proc_send_map(pid, regs->ip);
+#endif
 	return 0;
 }
 
@@ -172,7 +187,7 @@ int st_proc_exit(void *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32;
 	bool leader = pid == (__u32)id, heard;
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = st_current_task();
 	bool last = !BPF_CORE_READ(task, signal, live.counter);
 
 	/* Before the exit record, and while the mm is there (the tracepoint precedes exit_mm()). */
@@ -273,6 +288,11 @@ static int st_range_scan_step(__u32 i, void *data)
 static __always_inline bool st_range_has_exec(__u64 start, __u64 end)
 {
 	struct st_vma_scan s = { .next = start, .end = end };
+
+	/* The compat build cannot look (bpf/compat.bpf.h): every range is noted. */
+#ifdef ST_COMPAT
+	return true;
+#endif
 
 	bpf_loop(ST_UNMAP_SCAN, st_range_scan_step, &s, 0);
 	return s.exec || s.busy;

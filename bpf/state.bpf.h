@@ -3,7 +3,8 @@
  * What every part of the BPF capture library shares: the run-time config,
  * the ring buffer, the per-CPU record under construction, the counters.
  *
- * The bottom of the header DAG (each compiles alone: `make bpf-headers`, part of `make check`):
+ * The bottom of the header DAG (each compiles alone, also with -DST_COMPAT: `make
+ * bpf-headers`, part of `make check`):
  *
  *   state.bpf.h    config, ring buffer, scratch record, counters
  *   ucache.bpf.h   the exact walk cache: a task's last walk, reused when nothing it read changed
@@ -13,6 +14,7 @@
  *   defer_hold.bpf.h deferred events held, joined to their walk, counted (state, aggregate)
  *   deferred.bpf.h the cookie, the task_work request and its callback (state, ustack, ucopy,
  *                  defer_hold)
+ *   compat.bpf.h   the build for kernels without bpf_loop(): the kernel's fp walk  (state)
  *   capture.bpf.h  the kernel stack and the sync-or-defer decision     (all of the above)
  *   proc_events.bpf.h fork / exec / mmap / munmap / exit records        (state, ustack)
  */

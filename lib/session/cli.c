@@ -367,6 +367,9 @@ static unsigned cli__user_mode(const struct st_common_opts *o)
 					"stack at the event: user stacks are taken synchronously\n");
 		return ST_USER_SYNC;
 	}
+	/* The compat objects defer nothing, and st_run__prepare() said so already. */
+	if (feature_compat(NULL, 0))
+		return ST_USER_SYNC;
 	if (feature_task_work_from(o->progs, why, sizeof(why))) {
 		fprintf(stderr, "stacktap: user stacks taken at the event, not deferred (no "
 				"task_work from %s): a stack page not in memory ends its stack "
@@ -380,7 +383,7 @@ bool st_common_opts__walk_cache(const struct st_common_opts *o)
 {
 	if (o->kernel_only || o->unwind == ST_UNWIND_COPY)
 		return false; /* no walks */
-	return feature_task_storage(NULL, 0);
+	return feature_task_storage(NULL, 0) && !feature_compat(NULL, 0);
 }
 
 /* Without task storage every walk at the event is made in full: said at -v and --debug. */
@@ -407,7 +410,7 @@ bool st_common_opts__met_filter(const struct st_common_opts *o)
 	static bool said;
 	char why[300] = "", tw[280];
 
-	if (o->pid || o->tid || recorder_active() || replay_active())
+	if (o->pid || o->tid || recorder_active() || replay_active() || feature_compat(NULL, 0))
 		return false;
 	if (feature_task_work_from(o->progs, tw, sizeof(tw)))
 		snprintf(why, sizeof(why), "no task_work from %s", tw);

@@ -39,6 +39,44 @@ bool feature_helper(enum bpf_prog_type type, enum bpf_func_id helper)
 	return libbpf_probe_bpf_helper(type, helper, NULL) == 1;
 }
 
+/* The helpers the normal build calls that kernels before 5.17 may lack, each where it is called. */
+static const struct {
+	enum bpf_prog_type type;
+	enum bpf_func_id helper;
+	const char *name;
+} compat_needs[] = {
+	{ BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, "bpf_loop" },
+	{ BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_find_vma, "bpf_find_vma" },
+	{ BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_get_current_task_btf, "bpf_get_current_task_btf" },
+	{ BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, "bpf_task_pt_regs" },
+	{ BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, "bpf_get_attach_cookie" },
+};
+
+bool feature_compat(char *why, size_t len)
+{
+	static int result = -1; /* -1: not probed yet; else 0 or 1 */
+	static char reason[96];
+	const char *fake = getenv(FEATURE_ENV_COMPAT);
+	size_t i;
+
+	if (result < 0 && fake && !strcmp(fake, "1")) {
+		result = 1;
+		snprintf(reason, sizeof(reason), "%s=1", FEATURE_ENV_COMPAT);
+	}
+	for (i = 0; result < 0 && i < sizeof(compat_needs) / sizeof(compat_needs[0]); i++) {
+		/* A probe that could not be made (no privileges) is no answer: the load will say. */
+		if (libbpf_probe_bpf_helper(compat_needs[i].type, compat_needs[i].helper, NULL))
+			continue;
+		result = 1;
+		snprintf(reason, sizeof(reason), "%s missing", compat_needs[i].name);
+	}
+	if (result < 0)
+		result = 0;
+	if (why && len)
+		snprintf(why, len, "%s", result ? reason : "");
+	return result;
+}
+
 bool feature_map(enum bpf_map_type type)
 {
 	return libbpf_probe_bpf_map_type(type, NULL) == 1;

@@ -99,6 +99,23 @@ bool feature_vma_iter(char *why, size_t len);
 /** feature_helper() - Return: whether programs of @type may call @helper here. */
 bool feature_helper(enum bpf_prog_type type, enum bpf_func_id helper);
 
+/* Set to 1, it makes feature_compat() answer yes: the tests' way to the compat objects. */
+#define FEATURE_ENV_COMPAT "STACKTAP_TEST_COMPAT"
+
+/**
+ * feature_compat() - must the BPF objects be opened in their compat build
+ * (Makefile's *.compat.bpf.o, bpf/compat.bpf.h)? The normal build calls
+ * helpers kernels before 5.17 lack (bpf_loop(), bpf_find_vma(),
+ * bpf_get_current_task_btf(), bpf_task_pt_regs(), bpf_get_attach_cookie()):
+ * where one is refused, its callbacks alone make every program fail to
+ * load. Probed once, by asking the kernel for each helper (needs root).
+ * @why: the first helper refused, and what the compat build costs (may be NULL)
+ * @len: its size
+ *
+ * Return: true when the compat build is the one to load.
+ */
+bool feature_compat(char *why, size_t len);
+
 /** feature_map() - Return: whether maps of @type can be created here. */
 bool feature_map(enum bpf_map_type type);
 

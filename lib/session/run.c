@@ -12,6 +12,7 @@
 #include "lib/record/recorder.h"
 #include "lib/record/replay.h"
 #include "lib/session/capture_maps.h"
+#include "lib/session/features.h"
 #include "lib/session/proc_events.h"
 #include "lib/session/prog_report.h"
 #include "lib/session/run.h"
@@ -21,6 +22,7 @@
 #include "lib/unwind/copy_stage.h"
 #include "lib/unwind/copy_unwind.h"
 #include "lib/unwind/table_cache.h"
+#include "lib/util/log.h"
 #include "lib/util/machine.h"
 
 /*
@@ -509,8 +511,39 @@ static int run__copy_setup(struct st_run *r, const struct st_common_opts *common
 	return r->copy ? 0 : -ENOMEM;
 }
 
-int st_run__prepare(const struct st_common_opts *common)
+/*
+ * The compat build of the BPF objects (feature_compat(), bpf/compat.bpf.h)
+ * walks user stacks by the kernel's frame pointers only: a mode that asks
+ * for tables or copies is refused, the others become --unwind=fp (no table
+ * is built for a walker that cannot read it), and what it costs is said
+ * once. Return: 0, or -EINVAL.
+ */
+static int run__compat(struct st_common_opts *common)
 {
+	char why[96];
+
+	if (!feature_compat(why, sizeof(why)))
+		return 0;
+	if (common->unwind == ST_UNWIND_TABLE || common->unwind == ST_UNWIND_COPY ||
+	    common->unwind_check) {
+		st_err("--unwind=%s%s: not on this kernel (%s): user stacks by frame pointers only",
+		       common->unwind == ST_UNWIND_TABLE ? "table" :
+		       common->unwind == ST_UNWIND_COPY ? "copy" : "auto",
+		       common->unwind_check ? " --unwind-check" : "", why);
+		return -EINVAL;
+	}
+	common->unwind = ST_UNWIND_FP;
+	if (!common->kernel_only)
+		fprintf(stderr, "stacktap: user stacks by frame pointers only (%s): the kernel's "
+				"own walk, at most perf_event_max_stack frames, none past code "
+				"without them; nothing deferred or counted in the kernel\n", why);
+	return 0;
+}
+
+int st_run__prepare(struct st_common_opts *common)
+{
+	int err;
+
 	/* From here on Ctrl-C stops the run cleanly, also while it loads: it is
 	 * seen at the run loop's first poll, so a recording is closed whole. */
 	session_install_signals();
@@ -518,7 +551,8 @@ int st_run__prepare(const struct st_common_opts *common)
 	/* A report loads nothing: it needs no privileges, no BTF, no tracefs. */
 	if (st_run_replaying())
 		return 0;
-	return machine_prepare();
+	err = machine_prepare();
+	return err ? err : run__compat(common);
 }
 
 bool st_run_replaying(void)
@@ -528,7 +562,8 @@ bool st_run_replaying(void)
 
 bool st_run_aggregates(void)
 {
-	return !replay_active() && !recorder_active();
+	/* The compat build counts nothing in the kernel: its hashing loops by callback. */
+	return !replay_active() && !recorder_active() && !feature_compat(NULL, 0);
 }
 
 /*

@@ -51,9 +51,13 @@ struct st_run {
  * the SIGINT/SIGTERM/SIGHUP handlers first: a signal while loading stops
  * the run at its first poll, with everything closed as on any stop.
  *
+ * Where the kernel takes only the compat build of the BPF objects
+ * (feature_compat()), says so once and makes @common's unwind mode the one
+ * it has (frame pointers), or refuses a mode that needs more.
+ *
  * Return: 0, or -errno after one line saying what is missing (exit 1).
  */
-int st_run__prepare(const struct st_common_opts *common);
+int st_run__prepare(struct st_common_opts *common);
 
 /**
  * st_run_replaying() - whether this run replays a recording (stacktap

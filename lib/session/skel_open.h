@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A tool's BPF skeleton, opened over the build of its object this kernel's task_work takes. */
+/* A tool's BPF skeleton, opened over the build of its object this kernel takes. */
 #ifndef ST_SKEL_OPEN_H
 #define ST_SKEL_OPEN_H
 
@@ -18,15 +18,24 @@
  * variables, so NAME's skeleton serves either: only the ELF bytes it opens
  * differ, chosen by the probe (lib/session/feature_tw.c).
  *
+ * NAME_compat is the third build, for kernels that lack the helpers the
+ * other two call (feature_compat(), bpf/compat.bpf.h): the same shape too,
+ * checked at build time (tests/skel-shape.sh), since a variable at another
+ * offset would be written silently in the wrong place.
+ *
  * ST_SKEL_OPEN(NAME) - Return: the opened skeleton, or NULL with errno set.
  */
 #define ST_SKEL_OPEN(name)                                                                 \
 	({                                                                                 \
-		_Static_assert(sizeof(struct name) == sizeof(struct name##_tw4),           \
-			       #name ": the two builds differ in shape");                 \
+		_Static_assert(sizeof(struct name) == sizeof(struct name##_tw4) &&         \
+				       sizeof(struct name) == sizeof(struct name##_compat), \
+			       #name ": the builds differ in shape");                     \
 		struct name *obj_ = calloc(1, sizeof(*obj_));                              \
 		int err_ = obj_ ? name##__create_skeleton(obj_) : -ENOMEM;                 \
-		if (!err_ && feature_task_work_form() == FEATURE_TW_4ARG)                  \
+		if (!err_ && feature_compat(NULL, 0))                                      \
+			obj_->skeleton->data =                                             \
+				(void *)name##_compat__elf_bytes(&obj_->skeleton->data_sz); \
+		else if (!err_ && feature_task_work_form() == FEATURE_TW_4ARG)             \
 			obj_->skeleton->data =                                             \
 				(void *)name##_tw4__elf_bytes(&obj_->skeleton->data_sz);   \
 		if (!err_)                                                                 \

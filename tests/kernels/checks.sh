@@ -38,8 +38,9 @@ LIBC_START="__libc_start_call_main __libc_start_main _start"
 CHAIN_USER="leaf c b a main $LIBC_START"
 BUSY_TOP="spin b3 b2 b1 main $LIBC_START"
 NAP_CHAIN="offcpu_fp;_start;__libc_start_main;__libc_start_call_main;main;run_sleep;s1;s2;s3;nap;now_ns"
-# The one line a command prints when its user stacks are not deferred (lib/session/cli.c).
-NOT_DEFERRED='^stacktap: user stacks taken at the event, not deferred'
+# The one line a command prints when its user stacks are not deferred (lib/session/cli.c),
+# or that it runs the compat build, which takes them at the event too (bpf/compat.bpf.h).
+NOT_DEFERRED='^stacktap: user stacks (taken at the event, not deferred|by frame pointers only)'
 
 # result CHECK PASS|FAIL DETAIL...: the machine-readable line of CHECK.
 result() {
@@ -262,7 +263,7 @@ check_snoop() {
 # switch forces it (STACKTAP_TEST_NO_TASK_WORK=1) or the kernel refuses a task_work from
 # PROG programs, said in one line; deferred elsewhere, unsaid.
 user_mode() {
-	said=$(grep -c "$NOT_DEFERRED" "$TMPD/$1.err")
+	said=$(grep -cE "$NOT_DEFERRED" "$TMPD/$1.err")
 	want_said=1
 	[ -z "${STACKTAP_TEST_NO_TASK_WORK:-}" ] &&
 		"$ST" features 2> /dev/null | grep -qE "^  task_work from $2 +yes" && want_said=0

@@ -2,7 +2,8 @@
 /*
  * Event probes shared by `count` and `snoop`: one program per attach kind,
  * attached once per matching probe spec; the attach cookie carries the
- * spec's index so a record says which probe fired.
+ * spec's index so a record says which probe fired (the compat build has no
+ * cookies, and user space attaches one spec there: bpf/compat.bpf.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -18,14 +19,14 @@ char LICENSE[] SEC("license") = "GPL";
 SEC("tracepoint")
 int st_tracepoint(void *ctx)
 {
-	return st_capture_tp(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
+	return st_capture_tp(ctx, (__u32)st_attach_cookie(ctx), 1);
 }
 
 /* u:PATH:SYMBOL is a function's first instruction: a symbol is a function (lib/elf/symtab.c). */
 SEC("uprobe")
 int st_uprobe(struct pt_regs *ctx)
 {
-	return st_capture_at_entry(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
+	return st_capture_at_entry(ctx, (__u32)st_attach_cookie(ctx), 1);
 }
 
 /* At a function's return: its caller's frame is the innermost; the walker puts back the
@@ -33,7 +34,7 @@ int st_uprobe(struct pt_regs *ctx)
 SEC("uretprobe")
 int st_uretprobe(struct pt_regs *ctx)
 {
-	return st_capture(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
+	return st_capture(ctx, (__u32)st_attach_cookie(ctx), 1);
 }
 
 SEC("usdt")
@@ -45,5 +46,5 @@ int st_usdt(struct pt_regs *ctx)
 SEC("kprobe")
 int st_kprobe(struct pt_regs *ctx)
 {
-	return st_capture(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
+	return st_capture(ctx, (__u32)st_attach_cookie(ctx), 1);
 }

@@ -12,6 +12,7 @@
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/events.skel.h"
 #include "skel/events.tw4.skel.h"
+#include "skel/events.compat.skel.h"
 #include "lib/session/aggregate.h"
 #include "lib/probe/attach.h"
 #include "lib/session/capture_maps.h"
@@ -149,6 +150,12 @@ int events_run__start(struct events_run *r, const struct session_opts *so)
 	/* Recording sees every event as a record; a report replays one: nothing to load or attach. */
 	if (!st_run_aggregates())
 		r->agg.on = 0;
+	/* The compat build's records cannot say which spec fired (bpf/compat.bpf.h). */
+	if (r->nspecs > 1 && !st_run_replaying() && feature_compat(NULL, 0)) {
+		st_err("one probe spec per run on this kernel: without bpf_get_attach_cookie() "
+		       "(5.15) a record cannot say which of %zu fired", r->nspecs);
+		return -EINVAL;
+	}
 	err = st_run_replaying() ? 0 : events__load(r);
 	if (!err)
 		err = st_run__start(&r->st, r->skel ? r->skel->obj : NULL, &r->common, so);

@@ -82,6 +82,10 @@ static void ft__kernel(void)
 		ok = !feature_task_work(p, why, sizeof(why));
 		ft__line(what, ok, why);
 	}
+	/* Which build of the BPF objects the commands open (lib/session/skel_open.h). */
+	ok = feature_compat(why, sizeof(why));
+	printf("  %-36s %s%s\n", "BPF objects opened", ok ? "compat (frame pointers only): " : "full",
+	       ok ? why : "");
 }
 
 /*
@@ -92,7 +96,14 @@ static void ft__kernel(void)
 static void ft__command(const char *name, unsigned progs, bool sync_default)
 {
 	char why[FT_WHY];
-	bool deferred = !feature_task_work_from(progs, why, sizeof(why));
+	bool deferred;
+
+	if (feature_compat(NULL, 0)) {
+		printf("  %-36s user stacks by the kernel's frame-pointer walk, at the event; walk "
+		       "cache off; met filter off; nothing counted in the kernel\n", name);
+		return;
+	}
+	deferred = !feature_task_work_from(progs, why, sizeof(why));
 	const char *mode = !deferred     ? "at the event (deferred: unavailable)" :
 			   sync_default ? "at the event (deferred with --user-stacks=deferred)" :
 					  "deferred";

@@ -113,6 +113,16 @@ static __always_inline bool offcpu__rescue(struct offcpu_block *b)
 	return r == ST_AGG_COUNTED;
 }
 
+/* The current task's time on the CPU so far. */
+static __always_inline __u64 offcpu__ran_ns(void)
+{
+#ifdef ST_COMPAT
+	return BPF_CORE_READ(st_compat_task(), se.sum_exec_runtime);
+#else
+	return bpf_get_current_task_btf()->se.sum_exec_runtime;
+#endif
+}
+
 /* The pending block of @next, or NULL. */
 static __always_inline struct offcpu_block *offcpu__pending(struct task_struct *next, __u32 tid)
 {
@@ -174,7 +184,7 @@ static __noinline void offcpu__end(struct offcpu_block *b, __u64 end)
 	if (n > OFFCPU_FRAMES)
 		n = OFFCPU_FRAMES;
 	/* Deferred: held for the entry's walk, which joins and counts it. */
-	if (((b->ev.flags & ST_EV_UDEFERRED) && st_defer_hold_event(&b->ev)) || offcpu__count(b))
+	if (st_capture_held(&b->ev) || offcpu__count(b))
 		return;
 	if (!bpf_ringbuf_output(&st_events, &b->ev, sizeof(b->ev) + n * 8, st_rb_flags()))
 		st_stat_inc(ST_STAT_SENT);
@@ -222,8 +232,8 @@ static __always_inline void offcpu__no_switch_in(struct task_struct *prev, __u64
  */
 static __always_inline long offcpu__keep_by_task(struct st_scratch *s)
 {
-	struct offcpu_block *b = bpf_task_storage_get(&offcpu_blocks, bpf_get_current_task_btf(),
-						      NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct offcpu_block *b = bpf_task_storage_get(&offcpu_blocks, st_current_task(), NULL,
+						      BPF_LOCAL_STORAGE_GET_F_CREATE);
 	__u64 size = sizeof(s->ev) + ((__u32)s->ev.kdepth + s->ev.udepth) * 8ull;
 
 	/* The bound must sit on the register that is used: keep clang from copying it. */
@@ -237,7 +247,7 @@ static __always_inline long offcpu__keep_by_task(struct st_scratch *s)
 		size = sizeof(s->ev);
 	else
 		b->agg_hash = 0;
-	b->ran_ns = bpf_get_current_task_btf()->se.sum_exec_runtime;
+	b->ran_ns = offcpu__ran_ns();
 	return bpf_probe_read_kernel(b, size, &s->ev);
 }
 
@@ -252,7 +262,7 @@ static __always_inline long offcpu__keep_by_tid(struct st_scratch *s)
 		return err;
 	b = bpf_map_lookup_elem(&offcpu_start, &tid);
 	if (b)
-		b->ran_ns = bpf_get_current_task_btf()->se.sum_exec_runtime;
+		b->ran_ns = offcpu__ran_ns();
 	return 0;
 }
 
@@ -273,9 +283,9 @@ static __always_inline void offcpu__switch_out(struct st_scratch *s)
 	s->busy = 0;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(st_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+/* The switch; @prev_state: the state @prev leaves the CPU in. */
+static __always_inline int offcpu__switch(void *ctx, bool preempt, struct task_struct *prev,
+					  struct task_struct *next, unsigned int prev_state)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct st_scratch *s;
@@ -290,3 +300,32 @@ int BPF_PROG(st_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 		offcpu__switch_out(s);
 	return 0;
 }
+
+#ifdef ST_COMPAT
+/* Before 5.18 the tracepoint has no prev_state, and before 5.14 the field is task->state. */
+struct task_struct___st_old {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned int offcpu__state(struct task_struct *t)
+{
+	struct task_struct___st_old *old = (void *)t;
+
+	if (bpf_core_field_exists(old->state))
+		return BPF_CORE_READ(old, state);
+	return BPF_CORE_READ(t, __state);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(st_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return offcpu__switch(ctx, preempt, prev, next, offcpu__state(prev));
+}
+#else
+SEC("tp_btf/sched_switch")
+int BPF_PROG(st_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return offcpu__switch(ctx, preempt, prev, next, prev_state);
+}
+#endif

@@ -20,6 +20,7 @@
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/offcpu.skel.h"
 #include "skel/offcpu.tw4.skel.h"
+#include "skel/offcpu.compat.skel.h"
 #include "lib/out/render.h"
 #include "lib/session/features.h"
 #include "lib/pipeline/raw_stacks.h"
@@ -196,7 +197,8 @@ static void offcpu_print(struct offcpu *o)
 /* Blocks in task storage where the kernel has it, else in the hash: one map created. */
 static int offcpu__choose_blocks(struct offcpu *o)
 {
-	bool by_task = feature_task_storage(NULL, 0);
+	/* The compat build has no BTF task pointer to key task storage by (bpf/compat.bpf.h). */
+	bool by_task = feature_task_storage(NULL, 0) && !feature_compat(NULL, 0);
 	int err;
 
 	o->skel->rodata->offcpu_by_task = by_task;

@@ -21,6 +21,7 @@
 #include "bpf/record.h" /* the skeleton names struct st_config */
 #include "skel/profile.skel.h"
 #include "skel/profile.tw4.skel.h"
+#include "skel/profile.compat.skel.h"
 #include "lib/out/render.h"
 #include "lib/pipeline/raw_stacks.h"
 #include "lib/pipeline/tool_report.h"
