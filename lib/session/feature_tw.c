@@ -438,13 +438,12 @@ static void tw__probe(void)
 
 static void tw__ensure(void)
 {
-	const char *fake = getenv(FEATURE_ENV_NO_TASK_WORK);
 	enum feature_prog p;
 
 	if (tw.probed)
 		return;
 	tw__probe(); /* also when faked: the object to open is the kernel's form */
-	if (!fake || strcmp(fake, "1"))
+	if (!feature_env_set(FEATURE_ENV_NO_TASK_WORK))
 		return;
 	for (p = 0; p < FEATURE_PROG_MAX; p++) {
 		tw.result[p] = -EOPNOTSUPP;

@@ -11,14 +11,20 @@
 
 #include "lib/session/features.h"
 
+bool feature_env_set(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, "1");
+}
+
 bool feature_task_storage(char *why, size_t len)
 {
 	static int result = -1; /* -1: not probed yet; else 0 or 1 */
 	static char reason[128];
-	const char *fake = getenv(FEATURE_ENV_NO_TASK_STORAGE);
 	int r;
 
-	if (result < 0 && fake && !strcmp(fake, "1")) {
+	if (result < 0 && feature_env_set(FEATURE_ENV_NO_TASK_STORAGE)) {
 		result = 0;
 		snprintf(reason, sizeof(reason), "%s=1", FEATURE_ENV_NO_TASK_STORAGE);
 	} else if (result < 0) {
@@ -56,10 +62,9 @@ bool feature_compat(char *why, size_t len)
 {
 	static int result = -1; /* -1: not probed yet; else 0 or 1 */
 	static char reason[96];
-	const char *fake = getenv(FEATURE_ENV_COMPAT);
 	size_t i;
 
-	if (result < 0 && fake && !strcmp(fake, "1")) {
+	if (result < 0 && feature_env_set(FEATURE_ENV_COMPAT)) {
 		result = 1;
 		snprintf(reason, sizeof(reason), "%s=1", FEATURE_ENV_COMPAT);
 	}

@@ -96,6 +96,9 @@ const char *feature_prog_name(enum feature_prog p);
  */
 bool feature_vma_iter(char *why, size_t len);
 
+/** feature_env_set() - Return: whether the tests' switch @name is set to 1 in the environment. */
+bool feature_env_set(const char *name);
+
 /** feature_helper() - Return: whether programs of @type may call @helper here. */
 bool feature_helper(enum bpf_prog_type type, enum bpf_func_id helper);
 

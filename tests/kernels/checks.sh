@@ -293,15 +293,15 @@ profile_check() {
 	finish "$c" "$c" $ok "exit $RC, user stacks $MODE, $chain of $total samples in main on the chain, top: ${top:-none}; off it: ${other:-none}" "$@"
 }
 
-check_profile() { c=profile; profile_check; }
-
-# profile-sync: the same with the fallback forced where the kernel would defer.
-check_profile_sync() {
-	c=profile-sync
+# forced CMD...: CMD with the fallback forced where the kernel would defer (the tests' switch).
+forced() {
 	STACKTAP_TEST_NO_TASK_WORK=1
 	export STACKTAP_TEST_NO_TASK_WORK
-	profile_check
+	"$@"
 }
+
+check_profile() { c=profile; profile_check; }
+check_profile_sync() { c=profile-sync; forced profile_check; }
 
 # offcpu: 20 naps of 5 ms in main -> s1 -> s2 -> s3 -> nap: one line for
 # the chain (run_sleep and now_ns are DWARF inline frames), its time within
@@ -322,14 +322,7 @@ offcpu_check() {
 }
 
 check_offcpu() { c=offcpu; offcpu_check; }
-
-# offcpu-sync: the same with the fallback forced where the kernel would defer.
-check_offcpu_sync() {
-	c=offcpu-sync
-	STACKTAP_TEST_NO_TASK_WORK=1
-	export STACKTAP_TEST_NO_TASK_WORK
-	offcpu_check
-}
+check_offcpu_sync() { c=offcpu-sync; forced offcpu_check; }
 
 # record: `record --print` of count at the getppid tracepoint: the live
 # output exact; the recording goes out in base64 for run.sh to report on
