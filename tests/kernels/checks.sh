@@ -273,7 +273,8 @@ user_mode() {
 	[ "$said" = "$want_said" ] && MODE_OK=1
 }
 
-# profile (check $c): busy_fp sampled at 199 Hz, 95% of its samples in main on its chain.
+# profile (check $c): busy_fp sampled at 199 Hz: no sample in main broken, 80% of them on
+# the spin chain.
 profile_check() {
 	set -- profile @D@ -F 199 -f -a -p @PID@
 	traced "$c" "$W/busy_fp" 1 -- "$@"
@@ -282,15 +283,21 @@ profile_check() {
 	total=$(awk '/;main;/ {s += $NF} END {print s + 0}' "$TMPD/$c.out")
 	chain=$(awk '/;main;b1(;b2(;b3(;spin)?)?)?(;[^;]*_\[k\])* [0-9]+$/ {s += $NF} END {print s + 0}' \
 		"$TMPD/$c.out")
+	# No sample in main with a frame unnamed or a walk cut: main's other paths (its clock
+	# read after each b1(), a system call slow enough under TCG to take ~5% of the
+	# samples; its printf; the wait for the go) are real, a broken stack is not.
+	broken=$(awk '/;main;/ && /\[unknown\]|unwind_stopped|user_stack_lost/ {s += $NF}
+		END {print s + 0}' "$TMPD/$c.out")
 	top=$(sort -k2 -n "$TMPD/$c.out" | tail -n 1)
 	user_mode "$c" perf_event
 	ok=0
-	[ "$RC" = 0 ] && [ "$total" -ge 20 ] && [ $((chain * 100)) -ge $((total * 95)) ] &&
+	[ "$RC" = 0 ] && [ "$total" -ge 20 ] && [ "$broken" = 0 ] &&
+		[ $((chain * 100)) -ge $((total * 80)) ] &&
 		[ "${top% *}" = "busy_fp;_start;__libc_start_main;__libc_start_call_main;main;b1;b2;b3;spin" ] &&
 		[ "$MODE_OK" = 1 ] && ok=1
 	other=$(awk '/;main;/ && !/;main;b1(;b2(;b3(;spin)?)?)?(;[^;]*_\[k\])* [0-9]+$/' "$TMPD/$c.out" |
 		sort -k2 -n | tail -n 2 | tr '\n' '/')
-	finish "$c" "$c" $ok "exit $RC, user stacks $MODE, $chain of $total samples in main on the chain, top: ${top:-none}; off it: ${other:-none}" "$@"
+	finish "$c" "$c" $ok "exit $RC, user stacks $MODE, $chain of $total samples in main on the chain, $broken broken, top: ${top:-none}; off the chain: ${other:-none}" "$@"
 }
 
 # forced CMD...: CMD with the fallback forced where the kernel would defer (the tests' switch).
