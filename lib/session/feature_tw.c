@@ -260,6 +260,34 @@ void feature_verifier_words(const char *log, char *out, size_t len)
 		snprintf(out, len, "%.*s", last_n, last);
 }
 
+int feature_prog_load(enum bpf_prog_type type, const struct bpf_insn *insns, size_t n,
+		      struct bpf_prog_load_opts *po, char *why, size_t len)
+{
+	int fd = bpf_prog_load(type, "st_probe", "GPL", insns, n, po), err;
+	char *log;
+
+	if (fd >= 0)
+		return fd;
+	err = -errno;
+	/* Again with the verifier's log, for its words. */
+	log = calloc(1, TW_LOG_SIZE);
+	po->log_buf = log;
+	po->log_size = log ? TW_LOG_SIZE : 0;
+	po->log_level = log ? 1 : 0;
+	fd = bpf_prog_load(type, "st_probe", "GPL", insns, n, po);
+	if (fd >= 0) /* refused once, not twice: take the first answer */
+		close(fd);
+	why[0] = 0;
+	if (log)
+		feature_verifier_words(log, why, len);
+	if (!why[0])
+		snprintf(why, len, "%s", strerror(-err));
+	else
+		snprintf(why + strlen(why), len - strlen(why), " (%s)", strerror(-err));
+	free(log);
+	return err;
+}
+
 /*
  * Loads the probe as a program of type @p calling @form's kfunc. Return:
  * its fd, or -errno with the kernel's reason in @why.
@@ -268,38 +296,14 @@ static int tw__load(enum feature_prog p, enum feature_tw_form form, int map,
 		    const struct tw_btf *pb, char *why, size_t len)
 {
 	struct bpf_insn insns[TW_MAX_INSNS];
-	int cb_at, n = tw__insns(insns, map, tw.k.kfunc[form], form, &cb_at), fd, err;
+	int cb_at, n = tw__insns(insns, map, tw.k.kfunc[form], form, &cb_at), err;
 	struct bpf_func_info fi[2] = { { 0, pb->main_id }, { cb_at, pb->cb_id } };
 	LIBBPF_OPTS(bpf_prog_load_opts, po, .prog_btf_fd = btf__fd(pb->btf), .func_info = fi,
 		    .func_info_cnt = 2, .func_info_rec_size = sizeof(fi[0]));
 	enum bpf_prog_type type;
-	char *log;
 
 	err = feature_prog_opts(p, &type, &po, why, len);
-	if (err)
-		return err;
-	fd = bpf_prog_load(type, "st_probe_tw", "GPL", insns, n, &po);
-	if (fd >= 0)
-		return fd;
-	err = -errno;
-	/* Again with the verifier's log, for its words. */
-	log = calloc(1, TW_LOG_SIZE);
-	po.log_buf = log;
-	po.log_size = log ? TW_LOG_SIZE : 0;
-	po.log_level = log ? 1 : 0;
-	fd = bpf_prog_load(type, "st_probe_tw", "GPL", insns, n, &po);
-	if (fd >= 0) { /* refused once, not twice: take the first answer */
-		close(fd);
-		fd = -1;
-	}
-	if (log)
-		feature_verifier_words(log, why, len);
-	if (!why[0] || !log)
-		snprintf(why, len, "%s", strerror(-err));
-	else
-		snprintf(why + strlen(why), len - strlen(why), " (%s)", strerror(-err));
-	free(log);
-	return err;
+	return err ? err : feature_prog_load(type, insns, n, &po, why, len);
 }
 
 int feature_prog_opts(enum feature_prog p, enum bpf_prog_type *type,
@@ -515,25 +519,16 @@ static int tw__load_vma_iter(char *why, size_t len)
 		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0),
 		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
 	};
-	char log[4096] = "";
-	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log),
-		    .log_level = 1);
-	int fd, i;
+	LIBBPF_OPTS(bpf_prog_load_opts, po);
+	int i;
 
 	for (i = 0; i < TW_VMA_KFUNCS; i++)
 		if (id[i] < 0) {
 			snprintf(why, len, "the kernel has no bpf_iter_task_vma kfuncs");
 			return -EOPNOTSUPP;
 		}
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "st_probe_vma", "GPL", insns,
-			   sizeof(insns) / sizeof(insns[0]), &po);
-	if (fd >= 0)
-		return fd;
-	fd = -errno;
-	feature_verifier_words(log, why, len);
-	if (!why[0])
-		snprintf(why, len, "%s", strerror(-fd));
-	return fd;
+	return feature_prog_load(BPF_PROG_TYPE_TRACEPOINT, insns,
+				 sizeof(insns) / sizeof(insns[0]), &po, why, len);
 }
 
 bool feature_vma_iter(char *why, size_t len)

@@ -95,23 +95,12 @@ int feature_prog_loads(enum feature_prog p, char *why, size_t len)
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, po);
 	enum bpf_prog_type type;
-	char log[4096] = "";
-	int fd, err;
+	int fd = feature_prog_opts(p, &type, &po, why, len);
 
-	err = feature_prog_opts(p, &type, &po, why, len);
-	if (err)
-		return err;
-	po.log_buf = log;
-	po.log_size = sizeof(log);
-	po.log_level = 1;
-	fd = bpf_prog_load(type, "st_probe_prog", "GPL", insns, 2, &po);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	err = -errno;
-	feature_verifier_words(log, why, len);
-	if (!why[0])
-		snprintf(why, len, "%s", strerror(-err));
-	return err;
+	if (!fd)
+		fd = feature_prog_load(type, insns, 2, &po, why, len);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }

@@ -143,6 +143,18 @@ int feature_prog_opts(enum feature_prog p, enum bpf_prog_type *type,
 		      struct bpf_prog_load_opts *po, char *why, size_t len);
 
 /**
+ * feature_prog_load() - load a probe's program of @type (@n @insns, @po
+ * made by the caller), and on a refusal say why: the verifier's words, from
+ * a second load with its log, then the errno in parentheses.
+ * @why: the reason when refused
+ * @len: its size
+ *
+ * Return: the program's fd, or -errno.
+ */
+int feature_prog_load(enum bpf_prog_type type, const struct bpf_insn *insns, size_t n,
+		      struct bpf_prog_load_opts *po, char *why, size_t len);
+
+/**
  * feature_verifier_words() - the line of a verifier log worth showing: its
  * last one that is not a statistic (insns processed, time, stack depth).
  * @log: the log, NUL-terminated
